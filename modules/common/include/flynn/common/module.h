@@ -1,0 +1,58 @@
+// The common face of every Flynn module: an ordinary sc_module with a stats group, a
+// clock period and optional trace signals. Users can instantiate modules directly from C++
+// with a typed parameter struct; the platform adds JSON on top.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "flynn/common/stats.h"
+#include "flynn/common/trace.h"
+
+namespace flynn {
+
+// A parameter value that breaks a constraint: which field, what was expected, what was found.
+struct param_issue {
+  std::string field, expected, found;
+};
+
+// Throws std::invalid_argument listing the issues (for C++ users); the platform checks the
+// same list first to produce precise scenario errors.
+void throw_if_invalid(const std::string& type, const std::vector<param_issue>& issues);
+
+class module : public sc_core::sc_module {
+ public:
+  module(const sc_core::sc_module_name& name, double clock_ns);
+
+  stats_group& stats() { return stats_; }
+  const stats_group& stats() const { return stats_; }
+  const sc_core::sc_time& clock_period() const { return clock_; }
+  std::uint64_t to_cycles(const sc_core::sc_time& t) const {
+    return static_cast<std::uint64_t>(t / clock_);
+  }
+  sc_core::sc_time cycles(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
+
+  // Connects the module's trace signals to a sink (call before simulation starts).
+  virtual void attach_trace(trace_sink& sink) { (void)sink; }
+  // Called once after simulation ends, before stats are written.
+  virtual void finish() {}
+  // Work the module still had when simulation stopped ("" when none). A non-empty answer
+  // after the kernel ran out of events means the platform deadlocked.
+  virtual std::string pending_work() const { return {}; }
+
+ protected:
+  // Reports a simulated fault (bad address, protocol violation seen by this module...).
+  // Raised as an sc_report error of type "flynn/fault", which a platform turns into a
+  // fault report and exit status 1.
+  void fault(const std::string& what) const;
+
+  stats_group stats_;
+
+ private:
+  sc_core::sc_time clock_;
+};
+
+}  // namespace flynn

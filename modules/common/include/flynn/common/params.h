@@ -1,0 +1,102 @@
+// Parameter declaration: every module parameter struct lists its fields once, through
+// visit(param_visitor&). The same list drives JSON binding, validation, `flynn list`,
+// config.resolved.json and the module docs. Modules never read JSON themselves.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace flynn {
+
+struct param_meta {
+  const char* name;
+  const char* unit;         // "" when dimensionless
+  const char* description;  // one line
+};
+
+// A list of nested parameter structs (e.g. the traffic generator's streams).
+class param_list {
+ public:
+  virtual ~param_list() = default;
+  virtual std::size_t size() const = 0;
+  virtual void resize(std::size_t n) = 0;
+  virtual void visit_element(std::size_t i, class param_visitor& v) = 0;
+};
+
+class param_visitor {
+ public:
+  virtual ~param_visitor() = default;
+  virtual void u64(const param_meta& m, std::uint64_t& v, std::uint64_t min,
+                   std::uint64_t max) = 0;
+  virtual void i64(const param_meta& m, std::int64_t& v) = 0;
+  virtual void f64(const param_meta& m, double& v, double min, double max) = 0;
+  virtual void flag(const param_meta& m, bool& v) = 0;
+  virtual void text(const param_meta& m, std::string& v) = 0;
+  virtual void choice(const param_meta& m, std::string& v,
+                      const std::vector<std::string>& choices) = 0;
+  virtual void u64_list(const param_meta& m, std::vector<std::uint64_t>& v) = 0;
+  virtual void list(const param_meta& m, param_list& v) = 0;
+};
+
+namespace detail {
+template <class T>
+class vector_param_list final : public param_list {
+ public:
+  explicit vector_param_list(std::vector<T>& v) : v_(v) {}
+  std::size_t size() const override { return v_.size(); }
+  void resize(std::size_t n) override { v_.resize(n); }
+  void visit_element(std::size_t i, param_visitor& v) override { v_[i].visit(v); }
+
+ private:
+  std::vector<T>& v_;
+};
+}  // namespace detail
+
+// Convenience helpers used inside visit() bodies.
+inline void param(param_visitor& v, const param_meta& m, std::uint64_t& x,
+                  std::uint64_t min = 0,
+                  std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  v.u64(m, x, min, max);
+}
+inline void param(param_visitor& v, const param_meta& m, unsigned& x, unsigned min = 0,
+                  unsigned max = std::numeric_limits<unsigned>::max()) {
+  std::uint64_t t = x;
+  v.u64(m, t, min, max);
+  x = static_cast<unsigned>(t);
+}
+inline void param(param_visitor& v, const param_meta& m, std::int64_t& x) { v.i64(m, x); }
+inline void param(param_visitor& v, const param_meta& m, double& x, double min,
+                  double max) {
+  v.f64(m, x, min, max);
+}
+inline void param(param_visitor& v, const param_meta& m, bool& x) { v.flag(m, x); }
+inline void param(param_visitor& v, const param_meta& m, std::string& x) { v.text(m, x); }
+inline void param(param_visitor& v, const param_meta& m, std::vector<std::uint64_t>& x) {
+  v.u64_list(m, x);
+}
+template <class T>
+void param(param_visitor& v, const param_meta& m, std::vector<T>& x) {
+  detail::vector_param_list<T> l(x);
+  v.list(m, l);
+}
+
+// An enum parameter spelled as one of a fixed set of names.
+template <class E>
+void param_enum(param_visitor& v, const param_meta& m, E& x,
+                const std::vector<std::pair<E, std::string>>& names) {
+  std::string s;
+  std::vector<std::string> choices;
+  for (const auto& [e, n] : names) {
+    choices.push_back(n);
+    if (e == x) s = n;
+  }
+  v.choice(m, s, choices);
+  for (const auto& [e, n] : names)
+    if (n == s) x = e;
+}
+
+}  // namespace flynn

@@ -1,0 +1,67 @@
+// Module types by name. Each module family registers its types into a registry object
+// owned by whoever builds platforms (no global state).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+
+namespace flynn {
+
+struct module_type {
+  std::string name, description;
+  // Visits a default parameter struct (listing, docs, defaults).
+  std::function<void(param_visitor&)> describe;
+  // Visits a default parameter struct with `binder` (which fills it), returns its issues.
+  std::function<std::vector<param_issue>(param_visitor& binder)> check;
+  // Builds the module with parameters filled by `binder`.
+  std::function<module*(const char* instance, param_visitor& binder)> create;
+};
+
+class module_registry {
+ public:
+  template <class M>
+  void add(const std::string& name, const std::string& description) {
+    using P = typename M::params;
+    module_type t;
+    t.name = name;
+    t.description = description;
+    t.describe = [](param_visitor& v) {
+      P p;
+      p.visit(v);
+    };
+    t.check = [](param_visitor& v) {
+      P p;
+      p.visit(v);
+      return p.check();
+    };
+    t.create = [](const char* inst, param_visitor& v) -> module* {
+      P p;
+      p.visit(v);
+      return new M(inst, p);
+    };
+    types_[name] = std::move(t);
+  }
+  const module_type* find(const std::string& name) const {
+    auto it = types_.find(name);
+    return it == types_.end() ? nullptr : &it->second;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const auto& [k, v] : types_) n.push_back(k);
+    return n;
+  }
+
+ private:
+  std::map<std::string, module_type> types_;
+};
+
+// Registers every module type shipped with Flynn.
+void register_builtin_modules(module_registry& r);
+
+}  // namespace flynn

@@ -1,0 +1,40 @@
+// Tracing: modules declare a few meaningful signals and record value changes with the
+// simulated time at which they happen (which may lie ahead of the kernel's time under
+// temporal decoupling). A sink (VCD writer, ...) lives in the platform. Off by default:
+// a module without a sink records nothing and pays one pointer test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+namespace flynn {
+
+class trace_sink {
+ public:
+  virtual ~trace_sink() = default;
+  // Declares a signal under a hierarchical scope ("top.mem"); returns its handle.
+  virtual int declare(const std::string& scope, const std::string& name, unsigned width) = 0;
+  virtual void change(int handle, const sc_core::sc_time& when, std::uint64_t value) = 0;
+};
+
+// One traced signal, cheap to call when tracing is off.
+class trace_signal {
+ public:
+  void attach(trace_sink* sink, const std::string& scope, const std::string& name,
+              unsigned width) {
+    sink_ = sink;
+    handle_ = sink ? sink->declare(scope, name, width) : -1;
+  }
+  bool enabled() const { return sink_ != nullptr; }
+  void set(const sc_core::sc_time& when, std::uint64_t value) {
+    if (sink_) sink_->change(handle_, when, value);
+  }
+
+ private:
+  trace_sink* sink_ = nullptr;
+  int handle_ = -1;
+};
+
+}  // namespace flynn

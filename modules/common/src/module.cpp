@@ -1,0 +1,23 @@
+#include "flynn/common/module.h"
+
+#include <stdexcept>
+
+namespace flynn {
+
+void throw_if_invalid(const std::string& type, const std::vector<param_issue>& issues) {
+  if (issues.empty()) return;
+  std::string msg = type + ": invalid parameters:";
+  for (const auto& i : issues)
+    msg += " " + i.field + " (expected " + i.expected + ", found " + i.found + ");";
+  throw std::invalid_argument(msg);
+}
+
+module::module(const sc_core::sc_module_name& name, double clock_ns)
+    : sc_core::sc_module(name), stats_(std::string(this->name())),
+      clock_(sc_core::sc_time(clock_ns, sc_core::SC_NS)) {}
+
+void module::fault(const std::string& what) const {
+  SC_REPORT_ERROR("flynn/fault", (std::string(name()) + ": " + what).c_str());
+}
+
+}  // namespace flynn

@@ -1,0 +1,60 @@
+// Bank mapping policies: which bank serves a given word. One small class per policy,
+// chosen by name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace flynn {
+
+enum class bank_mapping_kind { word_interleaved, block_interleaved, xor_hashed };
+
+class bank_mapping {
+ public:
+  virtual ~bank_mapping() = default;
+  // Bank of the word with index `word` (address / word size).
+  virtual unsigned bank_of(std::uint64_t word) const = 0;
+};
+
+// Consecutive words in consecutive banks: bank = word mod banks.
+class word_interleaved_mapping final : public bank_mapping {
+ public:
+  explicit word_interleaved_mapping(unsigned banks) : banks_(banks) {}
+  unsigned bank_of(std::uint64_t word) const override {
+    return static_cast<unsigned>(word % banks_);
+  }
+
+ private:
+  unsigned banks_;
+};
+
+// Blocks of `block_words` consecutive words per bank: bank = (word / block) mod banks.
+class block_interleaved_mapping final : public bank_mapping {
+ public:
+  block_interleaved_mapping(unsigned banks, unsigned block_words)
+      : banks_(banks), block_(block_words) {}
+  unsigned bank_of(std::uint64_t word) const override {
+    return static_cast<unsigned>((word / block_) % banks_);
+  }
+
+ private:
+  unsigned banks_, block_;
+};
+
+// "Randomised" mapping: the bank index is the XOR of all bank-index-sized fields of the
+// word index, so power-of-two strides spread over the banks. Needs a power-of-two count.
+class xor_hashed_mapping final : public bank_mapping {
+ public:
+  explicit xor_hashed_mapping(unsigned banks);
+  unsigned bank_of(std::uint64_t word) const override;
+
+ private:
+  unsigned bits_;
+  std::uint64_t mask_;
+};
+
+std::unique_ptr<bank_mapping> make_bank_mapping(bank_mapping_kind kind, unsigned banks,
+                                                unsigned block_words);
+
+}  // namespace flynn

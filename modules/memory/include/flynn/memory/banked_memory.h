@@ -1,0 +1,129 @@
+// Banked memory: N independently accessible banks behind one or more ports, as vector main
+// memory, GPU global memory or GPU shared memory. A TLM-2.0 base-protocol target per port
+// (b_transport, 4-phase nb_transport_fw, DMI, transport_dbg). See docs/modules/banked_memory.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/memory/bank_mapping.h"
+#include "flynn/tlm/lanes_extension.h"
+
+namespace flynn {
+
+enum class memory_init { zero, iota, random };
+
+struct banked_memory_params {
+  std::uint64_t size_bytes = 1 << 20;
+  unsigned word_bytes = 8;
+  unsigned banks = 16;
+  bank_mapping_kind mapping = bank_mapping_kind::word_interleaved;
+  unsigned block_words = 4;
+  unsigned latency = 11;
+  unsigned bank_busy = 0;  // 0: same as latency
+  unsigned shared_ports = 1;
+  unsigned load_ports = 0;
+  unsigned store_ports = 0;
+  bool multiported_banks = true;
+  bool dmi = true;
+  memory_init init = memory_init::zero;
+  std::uint64_t seed = 1;
+  double clock_ns = 1.0;
+
+  unsigned ports() const { return shared_ports + load_ports + store_ports; }
+  unsigned busy_cycles() const { return bank_busy ? bank_busy : latency; }
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class banked_memory : public module {
+ public:
+  using params = banked_memory_params;
+  enum class port_kind { shared, load, store };
+  using target_socket = tlm::tlm_target_socket<32>;
+
+  banked_memory(const sc_core::sc_module_name& name, const params& p);
+  ~banked_memory() override;
+
+  // Port sockets, in order: shared ports, then load-only, then store-only ports.
+  // Named port0, port1, ...
+  target_socket& port(unsigned i);
+  unsigned port_count() const { return static_cast<unsigned>(ports_.size()); }
+  port_kind kind_of_port(unsigned i) const;
+  const params& parameters() const { return p_; }
+
+  // Changes the access latency at run time; invalidates every DMI pointer handed out.
+  void set_latency(unsigned cycles);
+  // Functional access without timing (the golden view of the contents).
+  void peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const;
+  void poke(std::uint64_t addr, const unsigned char* src, std::size_t len);
+  // The initial value of the byte at `addr` given the init parameters.
+  static void initial_image(const params& p, std::vector<unsigned char>& image);
+
+  void attach_trace(trace_sink& sink) override;
+  void finish() override;
+
+ private:
+  struct port_state;
+  struct timing {
+    std::uint64_t start = 0;  // first wavefront issued (END_REQ)
+    std::uint64_t done = 0;   // last word delivered (BEGIN_RESP)
+  };
+
+  // Validates a payload for a port; sets the response status and returns false on error.
+  bool admit(tlm::tlm_generic_payload& gp, const port_state& ps) const;
+  // Reserves port and banks for a request arriving at `arrival` (cycles).
+  timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival);
+  void collect_words(tlm::tlm_generic_payload& gp);
+  void move_data(tlm::tlm_generic_payload& gp);
+  std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;
+  sc_core::sc_time at_cycle(std::uint64_t c) const;
+
+  // Transport, per port.
+  void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  void end_req_process(unsigned port);
+  void begin_resp_process(unsigned port);
+  void invalidate_dmi();
+
+  params p_;
+  std::unique_ptr<bank_mapping> mapping_;
+  std::vector<unsigned char> data_;
+  std::vector<std::unique_ptr<port_state>> ports_;
+  std::vector<std::uint64_t> bank_free_;  // per bank, or per (port, bank) when multiported
+  std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
+  std::vector<std::size_t> runs_;                             // scratch: bank run starts
+  std::uint64_t first_cycle_ = UINT64_MAX, last_cycle_ = 0;
+
+  // Stats.
+  stat_counter reads_, writes_, bytes_read_, bytes_written_, word_accesses_, wavefronts_,
+      conflicts_, bank_stall_, port_stall_, errors_, dbg_;
+  std::vector<stat_counter> bank_accesses_, port_requests_;
+
+  // Tracing: busy intervals merged per bank / port before they are recorded.
+  struct interval_trace {
+    trace_signal sig;
+    std::uint64_t from = 0, to = 0;
+    bool open = false;
+  };
+  std::vector<interval_trace> bank_trace_, port_trace_;
+  bool tracing_ = false;
+  void record(interval_trace& t, std::uint64_t from, std::uint64_t to);
+  void flush(interval_trace& t);
+
+  friend struct port_adapter;
+};
+
+}  // namespace flynn

@@ -1,0 +1,507 @@
+#include "flynn/memory/banked_memory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+namespace flynn {
+
+// ---------------------------------------------------------------------------- parameters
+
+void banked_memory_params::visit(param_visitor& v) {
+  param(v, {"size_bytes", "B", "capacity in bytes (a multiple of word_bytes)"}, size_bytes, 1);
+  param(v, {"word_bytes", "B", "bytes per bank word (power of two)"}, word_bytes, 1, 4096);
+  param(v, {"banks", "", "number of independently accessible banks"}, banks, 1, 4096);
+  param_enum(v, {"mapping", "", "address to bank mapping: word, block or xor (hashed)"},
+             mapping,
+             {{bank_mapping_kind::word_interleaved, "word"},
+              {bank_mapping_kind::block_interleaved, "block"},
+              {bank_mapping_kind::xor_hashed, "xor"}});
+  param(v, {"block_words", "words", "words per block for the block mapping"}, block_words, 1,
+        1 << 20);
+  param(v, {"latency", "cycles", "bank access latency: request issue to data delivered"},
+        latency, 1, 1 << 20);
+  param(v, {"bank_busy", "cycles", "cycles a bank stays busy per access (0: = latency)"},
+        bank_busy, 0, 1 << 20);
+  param(v, {"shared_ports", "", "ports that serve loads and stores"}, shared_ports, 0, 64);
+  param(v, {"load_ports", "", "load-only ports"}, load_ports, 0, 64);
+  param(v, {"store_ports", "", "store-only ports"}, store_ports, 0, 64);
+  param(v,
+        {"multiported_banks", "",
+         "each port has its own access path into every bank (false: ports share the banks)"},
+        multiported_banks);
+  param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
+  param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
+             {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
+              {memory_init::random, "random"}});
+  param(v, {"seed", "", "seed of the random initial contents"}, seed);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> banked_memory_params::check() const {
+  std::vector<param_issue> r;
+  auto pow2 = [](std::uint64_t x) { return x && !(x & (x - 1)); };
+  if (!pow2(word_bytes))
+    r.push_back({"word_bytes", "a power of two", std::to_string(word_bytes)});
+  else if (size_bytes % word_bytes)
+    r.push_back({"size_bytes", "a multiple of word_bytes (" + std::to_string(word_bytes) + ")",
+                 std::to_string(size_bytes)});
+  if (ports() == 0)
+    r.push_back({"shared_ports", "at least one port in shared_ports + load_ports + store_ports",
+                 "0"});
+  if (mapping == bank_mapping_kind::xor_hashed && !pow2(banks))
+    r.push_back({"banks", "a power of two for the xor mapping", std::to_string(banks)});
+  if (size_bytes > (std::uint64_t(1) << 34))
+    r.push_back({"size_bytes", "at most 16 GiB", std::to_string(size_bytes)});
+  return r;
+}
+
+// ---------------------------------------------------------------------------- ports
+
+struct port_adapter final : tlm::tlm_fw_transport_if<> {
+  banked_memory* mem;
+  unsigned index;
+  port_adapter(banked_memory* m, unsigned i) : mem(m), index(i) {}
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d) override {
+    mem->b_transport(index, gp, d);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& d) override {
+    return mem->nb_transport_fw(index, gp, ph, d);
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override {
+    return mem->get_direct_mem_ptr(index, gp, dmi);
+  }
+  unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override {
+    return mem->transport_dbg(gp);
+  }
+};
+
+struct banked_memory::port_state {
+  std::unique_ptr<target_socket> socket;
+  port_adapter adapter;
+  port_kind kind;
+  std::uint64_t free_at = 0;     // first cycle a new request may take the port
+  std::uint64_t last_start = 0;  // start of the previous request (its END_REQ)
+  // AT: END_REQ and BEGIN_RESP due, each in non-decreasing time order.
+  std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req, begin_resp;
+  sc_core::sc_event end_req_ev, begin_resp_ev;
+  bool awaiting_end_resp = false;
+  port_state(banked_memory* m, unsigned i, port_kind k, const char* name)
+      : socket(std::make_unique<target_socket>(name)), adapter(m, i), kind(k) {}
+};
+
+banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), p_(p) {
+  throw_if_invalid("banked_memory", p_.check());
+  mapping_ = make_bank_mapping(p_.mapping, p_.banks, p_.block_words);
+  initial_image(p_, data_);
+  const unsigned n = p_.ports();
+  for (unsigned i = 0; i < n; ++i) {
+    port_kind k = i < p_.shared_ports                   ? port_kind::shared
+                  : i < p_.shared_ports + p_.load_ports ? port_kind::load
+                                                        : port_kind::store;
+    std::string sn = "port" + std::to_string(i);
+    ports_.push_back(std::make_unique<port_state>(this, i, k, sn.c_str()));
+    port_state& ps = *ports_.back();
+    ps.socket->bind(ps.adapter);
+
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.dont_initialize();
+    o.set_sensitivity(&ps.end_req_ev);
+    sc_core::sc_spawn([this, i] { end_req_process(i); }, (sn + "_end_req").c_str(), &o);
+    sc_core::sc_spawn_options o2;
+    o2.spawn_method();
+    o2.dont_initialize();
+    o2.set_sensitivity(&ps.begin_resp_ev);
+    sc_core::sc_spawn([this, i] { begin_resp_process(i); }, (sn + "_begin_resp").c_str(), &o2);
+  }
+  bank_free_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), 0);
+  bank_accesses_.resize(p_.banks);
+  port_requests_.resize(n);
+
+  stats_.add("reads", reads_, "requests", "read requests served");
+  stats_.add("writes", writes_, "requests", "write requests served");
+  stats_.add("bytes_read", bytes_read_, "B", "bytes read");
+  stats_.add("bytes_written", bytes_written_, "B", "bytes written");
+  stats_.add("word_accesses", word_accesses_, "words", "bank word accesses (lanes reading one word share it)");
+  stats_.add("wavefronts", wavefronts_, "wavefronts",
+             "bank passes issued; a request needs as many as the most words it has in one bank");
+  stats_.add("bank_accesses", bank_accesses_, "words", "word accesses per bank");
+  stats_.add("port_requests", port_requests_, "requests", "requests per port");
+  stats_.add("bank_conflicts", conflicts_, "accesses",
+             "word accesses that had to wait for a busy bank");
+  stats_.add("bank_stall_cycles", bank_stall_, "cycles",
+             "cycles requests finished later than an unconflicted access because of busy banks");
+  stats_.add("port_stall_cycles", port_stall_, "cycles",
+             "cycles requests waited for a port still issuing an earlier request's wavefronts");
+  stats_.add("errors", errors_, "requests", "requests answered with an error response");
+  stats_.add("debug_accesses", dbg_, "requests", "transport_dbg calls");
+  stats_.add_real(
+      "elements_per_cycle",
+      [this] {
+        if (word_accesses_.value() == 0) return 0.0;
+        return double(word_accesses_.value()) / double(last_cycle_ - first_cycle_ + 1);
+      },
+      "words/cycle", "word accesses per cycle from the first to the last wavefront issued");
+}
+
+banked_memory::~banked_memory() = default;
+
+banked_memory::target_socket& banked_memory::port(unsigned i) { return *ports_.at(i)->socket; }
+banked_memory::port_kind banked_memory::kind_of_port(unsigned i) const { return ports_.at(i)->kind; }
+
+void banked_memory::initial_image(const params& p, std::vector<unsigned char>& image) {
+  image.assign(p.size_bytes, 0);
+  if (p.init == memory_init::zero) return;
+  std::mt19937_64 rng(p.seed);
+  for (std::uint64_t w = 0; w < p.size_bytes / p.word_bytes; ++w) {
+    std::uint64_t v = p.init == memory_init::iota ? w : rng();
+    for (unsigned b = 0; b < p.word_bytes; ++b)  // little endian, truncated/zero-extended
+      image[w * p.word_bytes + b] = b < 8 ? static_cast<unsigned char>(v >> (8 * b)) : 0;
+  }
+}
+
+// ---------------------------------------------------------------------------- timing core
+
+std::uint64_t banked_memory::arrival_cycle(const sc_core::sc_time& delay) const {
+  const std::uint64_t t = (sc_core::sc_time_stamp() + delay).value();
+  const std::uint64_t c = clock_period().value();
+  return (t + c - 1) / c;  // a request between edges is taken at the next edge
+}
+
+sc_core::sc_time banked_memory::at_cycle(std::uint64_t c) const {
+  return sc_core::sc_time::from_value(c * clock_period().value());
+}
+
+bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) const {
+  const auto cmd = gp.get_command();
+  if ((cmd == tlm::TLM_READ_COMMAND && ps.kind == port_kind::store) ||
+      (cmd == tlm::TLM_WRITE_COMMAND && ps.kind == port_kind::load)) {
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return false;
+  }
+  if (gp.get_byte_enable_ptr() != nullptr) {
+    gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return false;
+  }
+  const std::uint64_t len = gp.get_data_length();
+  if (gp.get_streaming_width() < len) {
+    gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return false;
+  }
+  if (len == 0 || gp.get_data_ptr() == nullptr) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return false;
+  }
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    if (lx->lanes == 0 || lx->lanes > lanes_extension::max_lanes || lx->lane_bytes == 0 ||
+        len != std::uint64_t(lx->lanes) * lx->lane_bytes) {
+      gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return false;
+    }
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l) && (lx->address[l] >= p_.size_bytes ||
+                            lx->lane_bytes > p_.size_bytes - lx->address[l])) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+      }
+    return true;
+  }
+  const std::uint64_t a = gp.get_address();
+  if (a >= p_.size_bytes || len > p_.size_bytes - a) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  return true;
+}
+
+void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
+  scratch_.clear();
+  const unsigned wb = p_.word_bytes;
+  auto add_range = [&](std::uint64_t a, std::uint64_t len) {
+    for (std::uint64_t w = a / wb; w <= (a + len - 1) / wb; ++w)
+      scratch_.emplace_back(mapping_->bank_of(w), w);
+  };
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l)) add_range(lx->address[l], lx->lane_bytes);
+  } else {
+    add_range(gp.get_address(), gp.get_data_length());
+  }
+  if (scratch_.size() > 1) {  // lanes reading the same word share one access (broadcast)
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  }
+}
+
+// Wavefront j carries the j-th distinct word of every bank the request touches. A
+// wavefront issues one cycle after the previous one at the earliest and only when each of
+// its banks is free; data is back `latency` cycles after the last wavefront issued.
+banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
+                                             std::uint64_t arrival) {
+  collect_words(gp);
+  const std::size_t bank_base =
+      p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
+  const std::uint64_t t0 = std::max(arrival, ps.free_at);
+  // Port stall: waiting for the port beyond the point the previous request was accepted
+  // (time queued behind an earlier request's bank stall is counted there, not here).
+  port_stall_ += t0 - std::max(arrival, ps.last_start);
+
+  // scratch_ is sorted by bank: runs_ marks where each bank's words begin.
+  runs_.clear();
+  std::size_t max_run = 0;
+  for (std::size_t i = 0; i < scratch_.size(); ++i)
+    if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
+  runs_.push_back(scratch_.size());
+  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+    max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
+
+  const std::uint64_t busy = p_.busy_cycles();
+  std::uint64_t issue = t0, first = t0;
+  for (std::size_t pass = 0; pass < max_run; ++pass) {
+    std::uint64_t when = pass == 0 ? t0 : issue + 1;
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+      if (runs_[r] + pass < runs_[r + 1])
+        when = std::max(when, bank_free_[bank_base + scratch_[runs_[r]].first]);
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
+      if (runs_[r] + pass >= runs_[r + 1]) continue;
+      const unsigned bank = scratch_[runs_[r]].first;
+      std::uint64_t& bf = bank_free_[bank_base + bank];
+      if (pass > 0 || bf > t0) ++conflicts_;
+      bf = when + busy;
+      ++bank_accesses_[bank];
+      if (tracing_) record(bank_trace_[bank], when, when + busy);
+    }
+    if (pass == 0) first = when;
+    issue = when;
+  }
+  wavefronts_ += max_run;
+  word_accesses_ += scratch_.size();
+  const std::uint64_t done = issue + p_.latency;
+  bank_stall_ += done - (t0 + p_.latency);
+  ps.free_at = issue + 1;
+  ps.last_start = first;
+  first_cycle_ = std::min(first_cycle_, first);
+  last_cycle_ = std::max(last_cycle_, issue);
+  ++port_requests_[ps.adapter.index];
+  if (tracing_) record(port_trace_[ps.adapter.index], t0, issue + 1);
+  return {first, done};
+}
+
+void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
+  const bool rd = gp.is_read();
+  unsigned char* d = gp.get_data_ptr();
+  auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
+    if (rd)
+      std::memcpy(buf, &data_[a], n);
+    else
+      std::memcpy(&data_[a], buf, n);
+  };
+  std::uint64_t moved = 0;
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l)) {
+        one(lx->address[l], d + std::size_t(l) * lx->lane_bytes, lx->lane_bytes);
+        moved += lx->lane_bytes;
+      }
+  } else {
+    one(gp.get_address(), d, gp.get_data_length());
+    moved = gp.get_data_length();
+  }
+  if (rd) {
+    ++reads_;
+    bytes_read_ += moved;
+  } else {
+    ++writes_;
+    bytes_written_ += moved;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---------------------------------------------------------------------------- LT
+
+void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
+                                sc_core::sc_time& delay) {
+  port_state& ps = *ports_[port];
+  if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (!admit(gp, ps)) {
+    ++errors_;
+    return;
+  }
+  const timing t = reserve(ps, gp, arrival_cycle(delay));
+  move_data(gp);
+  delay = at_cycle(t.done) - sc_core::sc_time_stamp();
+}
+
+// ---------------------------------------------------------------------------- AT
+
+tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp,
+                                                  tlm::tlm_phase& phase,
+                                                  sc_core::sc_time& delay) {
+  port_state& ps = *ports_[port];
+  if (phase == tlm::END_RESP) {
+    ps.awaiting_end_resp = false;
+    if (!ps.begin_resp.empty()) ps.begin_resp_ev.notify(sc_core::SC_ZERO_TIME);
+    gp.release();
+    return tlm::TLM_COMPLETED;
+  }
+  if (phase != tlm::BEGIN_REQ) {
+    fault("nb_transport_fw: unexpected phase " + std::string(phase.get_name()));
+    return tlm::TLM_COMPLETED;
+  }
+  if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  if (!admit(gp, ps)) {
+    ++errors_;
+    return tlm::TLM_COMPLETED;
+  }
+  const std::uint64_t now = arrival_cycle(sc_core::SC_ZERO_TIME);
+  const std::uint64_t arrival = arrival_cycle(delay);
+  const timing t = reserve(ps, gp, arrival);
+  move_data(gp);
+  if (gp.has_mm()) gp.acquire();
+  ps.begin_resp.emplace_back(t.done, &gp);
+  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp)
+    ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
+  if (t.start == arrival) {  // taken at once: END_REQ on the return path
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  // Port busy: back-pressure until the request leaves the port.
+  ps.end_req.emplace_back(t.start, &gp);
+  if (ps.end_req.size() == 1) ps.end_req_ev.notify(at_cycle(t.start) - at_cycle(now));
+  return tlm::TLM_ACCEPTED;
+}
+
+void banked_memory::end_req_process(unsigned port) {
+  port_state& ps = *ports_[port];
+  const auto now = sc_core::sc_time_stamp();
+  while (!ps.end_req.empty() && at_cycle(ps.end_req.front().first) <= now) {
+    tlm::tlm_generic_payload* gp = ps.end_req.front().second;
+    ps.end_req.pop_front();
+    tlm::tlm_phase ph = tlm::END_REQ;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    (*ps.socket)->nb_transport_bw(*gp, ph, d);  // the initiator may only return ACCEPTED
+  }
+  if (!ps.end_req.empty()) ps.end_req_ev.notify(at_cycle(ps.end_req.front().first) - now);
+}
+
+void banked_memory::begin_resp_process(unsigned port) {
+  port_state& ps = *ports_[port];
+  const auto now = sc_core::sc_time_stamp();
+  while (!ps.awaiting_end_resp && !ps.begin_resp.empty() &&
+         at_cycle(ps.begin_resp.front().first) <= now) {
+    tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
+    ps.begin_resp.pop_front();
+    tlm::tlm_phase ph = tlm::BEGIN_RESP;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum r = (*ps.socket)->nb_transport_bw(*gp, ph, d);
+    if (r == tlm::TLM_ACCEPTED) {
+      ps.awaiting_end_resp = true;  // response exclusion: wait for END_RESP
+    } else if (gp->has_mm()) {
+      gp->release();
+    }
+  }
+  if (!ps.awaiting_end_resp && !ps.begin_resp.empty()) {
+    const auto due = at_cycle(ps.begin_resp.front().first);
+    ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
+  }
+}
+
+// ---------------------------------------------------------------------------- DMI, debug
+
+bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& gp,
+                                       tlm::tlm_dmi& dmi) {
+  (void)gp;
+  if (!p_.dmi) return false;
+  dmi.set_dmi_ptr(data_.data());
+  dmi.set_start_address(0);
+  dmi.set_end_address(p_.size_bytes - 1);
+  switch (ports_[port]->kind) {
+    case port_kind::shared: dmi.allow_read_write(); break;
+    case port_kind::load: dmi.allow_read(); break;
+    case port_kind::store: dmi.allow_write(); break;
+  }
+  dmi.set_read_latency(cycles(p_.latency));
+  dmi.set_write_latency(cycles(p_.latency));
+  return true;
+}
+
+void banked_memory::invalidate_dmi() {
+  for (auto& ps : ports_) (*ps->socket)->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
+}
+
+void banked_memory::set_latency(unsigned cycles_) {
+  p_.latency = cycles_;
+  invalidate_dmi();
+}
+
+unsigned banked_memory::transport_dbg(tlm::tlm_generic_payload& gp) {
+  ++dbg_;
+  const std::uint64_t a = gp.get_address();
+  if (a >= p_.size_bytes || gp.get_data_ptr() == nullptr) return 0;
+  const std::size_t n = static_cast<std::size_t>(
+      std::min<std::uint64_t>(gp.get_data_length(), p_.size_bytes - a));
+  if (gp.is_read())
+    std::memcpy(gp.get_data_ptr(), &data_[a], n);
+  else if (gp.is_write())
+    std::memcpy(&data_[a], gp.get_data_ptr(), n);
+  else
+    return 0;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  return static_cast<unsigned>(n);
+}
+
+void banked_memory::peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const {
+  std::memcpy(dst, &data_.at(addr), std::min<std::size_t>(len, data_.size() - addr));
+}
+
+void banked_memory::poke(std::uint64_t addr, const unsigned char* src, std::size_t len) {
+  std::memcpy(&data_.at(addr), src, std::min<std::size_t>(len, data_.size() - addr));
+}
+
+// ---------------------------------------------------------------------------- tracing
+
+void banked_memory::attach_trace(trace_sink& sink) {
+  tracing_ = true;
+  bank_trace_.resize(p_.banks);
+  port_trace_.resize(ports_.size());
+  for (unsigned b = 0; b < p_.banks; ++b)
+    bank_trace_[b].sig.attach(&sink, name(), "bank" + std::to_string(b) + "_busy", 1);
+  for (unsigned i = 0; i < ports_.size(); ++i)
+    port_trace_[i].sig.attach(&sink, name(), "port" + std::to_string(i) + "_busy", 1);
+}
+
+// Busy intervals are merged while they touch, then recorded as a 1 ... 0 pulse.
+void banked_memory::record(interval_trace& t, std::uint64_t from, std::uint64_t to) {
+  if (t.open && from <= t.to && to >= t.from) {
+    t.from = std::min(t.from, from);
+    t.to = std::max(t.to, to);
+    return;
+  }
+  flush(t);
+  t.from = from;
+  t.to = to;
+  t.open = true;
+}
+
+void banked_memory::flush(interval_trace& t) {
+  if (!t.open) return;
+  t.sig.set(at_cycle(t.from), 1);
+  t.sig.set(at_cycle(t.to), 0);
+  t.open = false;
+}
+
+void banked_memory::finish() {
+  for (auto& t : bank_trace_) flush(t);
+  for (auto& t : port_trace_) flush(t);
+}
+
+}  // namespace flynn

@@ -1,0 +1,136 @@
+// Traffic generator: a TLM-2.0 initiator for memory experiments. It plays a list of
+// streams (linear with stride, indexed, seeded random; optionally multi-lane requests) at
+// a given issue interval with an outstanding-request limit, over LT (b_transport with
+// temporal decoupling) or AT (4-phase nb_transport). See docs/modules/traffic_generator.md.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/memory_manager.h"
+
+namespace flynn {
+
+enum class stream_kind { linear, indexed, random };
+
+struct traffic_stream {
+  stream_kind kind = stream_kind::linear;
+  bool write = false;
+  std::uint64_t base = 0;
+  std::int64_t stride = 8;          // linear: bytes between consecutive requests
+  std::uint64_t count = 64;         // requests (indexed: 0 = one pass over the indices)
+  unsigned size = 8;                // bytes per request, or per lane for multi-lane requests
+  unsigned lanes = 0;               // 0: plain request; 1..32: one multi-lane request
+  std::int64_t lane_stride = 0;     // bytes between consecutive lanes' addresses
+  std::uint64_t range_bytes = 0;    // linear: wrap offsets into [0, range); random: the range
+  std::vector<std::uint64_t> indices;  // indexed: element indices (address = base + i * size)
+  std::uint64_t seed = 1;           // random addresses
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check(const std::string& prefix) const;
+};
+
+struct traffic_generator_params {
+  bool at = false;  // false: LT
+  unsigned issue_interval = 1;
+  unsigned max_outstanding = 16;
+  unsigned quantum = 1000;
+  std::uint64_t start_cycle = 0;
+  std::uint64_t data_seed = 0x5eed;
+  unsigned histogram_bucket = 4;
+  unsigned histogram_buckets = 32;
+  std::vector<traffic_stream> streams = {traffic_stream{}};
+  double clock_ns = 1.0;
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+// One request of the played sequence: addresses and, for writes, data. The same cursor
+// feeds the timed run and the golden functional replay.
+class traffic_cursor {
+ public:
+  explicit traffic_cursor(const traffic_generator_params& p);
+  bool next();  // advances to the next request; false at the end
+  const traffic_stream& stream() const { return p_.streams[s_]; }
+  std::uint64_t index() const { return serial_; }  // request serial number over all streams
+  // Plain request: address and length. Multi-lane: lane addresses in `lanes`.
+  std::uint64_t address() const { return addr_; }
+  std::size_t length() const;
+  const lanes_extension& lanes() const { return lanes_; }
+  bool multi_lane() const { return stream().lanes > 0; }
+  void fill_data(unsigned char* dst) const;  // write data of this request
+
+ private:
+  std::uint64_t offset(std::int64_t delta) const;
+  const traffic_generator_params& p_;
+  std::size_t s_ = 0;
+  std::uint64_t i_ = 0, serial_ = 0;
+  bool started_ = false;
+  std::uint64_t addr_ = 0, rng_ = 0;
+  lanes_extension lanes_;
+};
+
+// Functional summary of a run: read-data checksum (order-independent).
+std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::size_t len);
+
+// Golden functional model of a generator's traffic: applies every request in order to a
+// flat memory image and returns the digest of all data read.
+std::uint64_t traffic_golden_replay(const traffic_generator_params& p,
+                                    std::vector<unsigned char>& image);
+
+class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = traffic_generator_params;
+  tlm::tlm_initiator_socket<32> out;
+
+  traffic_generator(const sc_core::sc_module_name& name, const params& p);
+  ~traffic_generator() override;
+
+  const params& parameters() const { return p_; }
+  std::uint64_t read_checksum() const { return read_sum_; }
+  bool done() const { return done_; }
+  std::uint64_t requests_done() const { return completed_.value(); }
+  std::string pending_work() const override;
+
+ private:
+  void run_lt();
+  void run_at();
+  void setup(tlm::tlm_generic_payload& gp, unsigned char* buf, lanes_extension& ext,
+             const traffic_cursor& c);
+  void complete(tlm::tlm_generic_payload& gp, std::uint64_t serial, std::uint64_t issued,
+                std::uint64_t done);
+  std::uint64_t now_cycles() const;
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& d) override;
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+  params p_;
+  payload_pool pool_;
+  struct inflight {
+    std::uint64_t serial = 0, issued = 0;
+    lanes_extension ext;  // attached while a multi-lane request is in flight
+  };
+  std::unordered_map<tlm::tlm_generic_payload*, inflight> inflight_;  // AT, per payload
+  bool req_in_progress_ = false;
+  unsigned outstanding_ = 0;
+  sc_core::sc_event end_req_ev_, resp_ev_;
+  std::uint64_t read_sum_ = 0;
+  bool done_ = false;
+  std::uint64_t first_issue_ = UINT64_MAX, last_done_ = 0;
+
+  stat_counter issued_, completed_, reads_, writes_, bytes_;
+  stat_histogram latency_;
+};
+
+}  // namespace flynn

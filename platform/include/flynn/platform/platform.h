@@ -1,0 +1,62 @@
+// A platform built from a scenario: module instances under a top module named "top",
+// their TLM sockets bound by name, run to completion, checked against golden models.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/common/module.h"
+#include "flynn/common/registry.h"
+#include "flynn/platform/scenario.h"
+
+namespace flynn {
+
+struct run_result {
+  enum class status { ok, fault, deadlock, cycle_limit, mismatch };
+  status state = status::ok;
+  std::string message;             // what went wrong (empty when ok)
+  std::vector<std::string> checks;  // functional checks passed, for the record
+  std::uint64_t cycles = 0;
+  double sim_time_ns = 0;
+  bool failed() const { return state != status::ok; }
+};
+const char* to_string(run_result::status s);
+
+class platform {
+ public:
+  // Validates the scenario and elaborates it. Throws input_error on bad input; nothing is
+  // simulated and nothing is written.
+  platform(const scenario_doc& sd, const module_registry& registry);
+  ~platform();
+  platform(const platform&) = delete;
+  platform& operator=(const platform&) = delete;
+
+  const scenario& spec() const { return spec_; }
+  const nlohmann::json& resolved() const { return resolved_; }
+  const std::vector<module*>& modules() const { return modules_; }
+  module* find(const std::string& instance) const;
+  // Target module bound to an initiator socket ("gen.out"), or nullptr.
+  module* target_of(const std::string& initiator_socket) const;
+
+  void attach_trace(trace_sink& sink);
+  // Runs to completion (or max_cycles, 0: no limit), then checks functional results.
+  run_result run(std::uint64_t max_cycles);
+
+ private:
+  struct top_module;
+  void bind_all();
+  void verify(run_result& r) const;
+
+  const scenario_doc& sd_;
+  scenario spec_;
+  nlohmann::json resolved_;
+  std::unique_ptr<top_module> top_;
+  std::vector<module*> modules_;
+  std::vector<std::pair<std::string, std::string>> links_;  // initiator socket -> target instance
+};
+
+}  // namespace flynn

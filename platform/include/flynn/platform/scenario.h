@@ -1,0 +1,54 @@
+// Scenario documents: JSON files, `extends` chains (paths relative to the extending file),
+// `--set a.b.c=VALUE` overrides, and the typed view the builder uses. Every value keeps the
+// file it came from, so errors can name it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace flynn {
+
+struct scenario_doc {
+  nlohmann::json doc;                          // merged document
+  std::map<std::string, std::string> origin;   // dotted path -> file (or "--set")
+  std::string file;                            // the scenario file as given
+  // The file a value at `path` came from (longest recorded prefix).
+  std::string origin_of(const std::string& path) const;
+};
+
+// Reads `path`, following `extends`. Throws input_error (unreadable, malformed JSON with
+// line:column, extends cycles, wrong types).
+scenario_doc load_scenario_doc(const std::string& path);
+// Applies one "a.b.c=VALUE" override (VALUE parsed as JSON, else taken as a string).
+void apply_override(scenario_doc& sd, const std::string& assignment);
+
+struct module_spec {
+  std::string name, type, path;  // path: "modules.<name>"
+  const nlohmann::json* params = nullptr;  // the module's object (minus "type")
+};
+
+struct binding_spec {
+  std::string initiator, target, path;
+};
+
+struct scenario {
+  std::string name, description;
+  double clock_ns = 1.0;
+  std::uint64_t max_cycles = 0;
+  std::vector<module_spec> modules;
+  std::vector<binding_spec> bindings;
+};
+
+// Checks the top level and returns the typed view (module parameters are bound later).
+scenario parse_scenario(const scenario_doc& sd);
+
+// Dotted path helpers.
+std::string join_path(const std::string& a, const std::string& b);
+std::string index_path(const std::string& a, std::size_t i);
+std::string json_kind(const nlohmann::json& j);  // "a string", "the number 3", ...
+
+}  // namespace flynn

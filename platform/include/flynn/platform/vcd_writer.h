@@ -1,0 +1,41 @@
+// A VCD trace sink. Value changes are buffered with their simulated time and written in
+// time order at the end, so modules can record changes ahead of the kernel's time (LT
+// temporal decoupling). A matching GTKWave view (.gtkw) groups the signals per module.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "flynn/common/trace.h"
+
+namespace flynn {
+
+class vcd_writer final : public trace_sink {
+ public:
+  int declare(const std::string& scope, const std::string& name, unsigned width) override;
+  void change(int handle, const sc_core::sc_time& when, std::uint64_t value) override;
+
+  // Writes the VCD (timescale 1 ps) and the GTKWave view referring to `vcd_name`.
+  void write_vcd(std::ostream& os) const;
+  void write_gtkw(std::ostream& os, const std::string& vcd_name) const;
+  std::size_t signal_count() const { return signals_.size(); }
+
+ private:
+  struct signal {
+    std::string scope, name;
+    unsigned width;
+    std::string code;
+  };
+  struct event {
+    std::uint64_t time, seq;
+    int handle;
+    std::uint64_t value;
+  };
+  std::string full_name(const signal& s) const;
+  std::vector<signal> signals_;
+  std::vector<event> events_;
+};
+
+}  // namespace flynn

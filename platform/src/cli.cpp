@@ -1,0 +1,255 @@
+#include "flynn/platform/cli.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "flynn/platform/errors.h"
+#include "flynn/platform/json_params.h"
+#include "flynn/platform/output.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/stats_writer.h"
+#include "flynn/platform/vcd_writer.h"
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+#ifndef FLYNN_VERSION
+#define FLYNN_VERSION "0"
+#endif
+
+namespace flynn {
+
+namespace {
+
+const char* usage =
+    "Flynn " FLYNN_VERSION " - SystemC/TLM-2.0 models of SIMD, vector and GPU hardware\n"
+    "\n"
+    "usage:\n"
+    "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd]\n"
+    "            [--max-cycles N] [--quiet]\n"
+    "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
+    "  flynn list [--markdown]\n"
+    "  flynn --help | --version\n"
+    "\n"
+    "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
+    "          config.resolved.json, stats.json, stats.txt, host.json, with --trace vcd\n"
+    "          also waves.vcd and waves.gtkw\n"
+    "validate  check a scenario (parameters, bindings) without simulating\n"
+    "list      every module type with its parameters (name, default, unit, description)\n"
+    "\n"
+    "--set PATH=VALUE overrides a scenario value by its dotted path, for example\n"
+    "  --set modules.mem.banks=8 --set modules.gen.streams.0.stride=16\n"
+    "VALUE is read as JSON when it parses (8, true, \"x\", [1,2]), else as a string.\n"
+    "\n"
+    "exit status: 0 success, 1 simulation failure (fault, deadlock, cycle limit, functional\n"
+    "mismatch), 2 bad input (scenario, parameters, command line).\n";
+
+#ifndef FLYNN_DEFAULT_SCENARIO
+#define FLYNN_DEFAULT_SCENARIO "scenarios/memory/showcase.json"
+#endif
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
+
+struct options {
+  std::string command, scenario, outdir, trace;
+  std::vector<std::string> sets;
+  std::uint64_t max_cycles = 0;
+  bool max_cycles_given = false, quiet = false, markdown = false;
+};
+
+options parse_args(int argc, char** argv) {
+  options o;
+  po::options_description desc;
+  desc.add_options()("outdir", po::value<std::string>(&o.outdir))(
+      "set", po::value<std::vector<std::string>>(&o.sets)->composing())(
+      "trace", po::value<std::string>(&o.trace))("max-cycles", po::value<std::uint64_t>())(
+      "quiet,q", po::bool_switch(&o.quiet))("markdown", po::bool_switch(&o.markdown))(
+      "scenario", po::value<std::string>(&o.scenario));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw input_error(std::string("command line: ") + e.what() + " (see flynn --help)");
+  }
+  if (vm.count("max-cycles")) {
+    o.max_cycles = vm["max-cycles"].as<std::uint64_t>();
+    o.max_cycles_given = true;
+  }
+  if (!o.trace.empty() && o.trace != "vcd")
+    throw input_error("command line: --trace: expected \"vcd\", found \"" + o.trace + "\"");
+  return o;
+}
+
+scenario_doc load(const options& o) {
+  scenario_doc sd = load_scenario_doc(o.scenario);
+  for (const auto& s : o.sets) apply_override(sd, s);
+  return sd;
+}
+
+int cmd_list(const options& o) {
+  module_registry reg;
+  register_builtin_modules(reg);
+  for (const auto& n : reg.names()) {
+    const module_type* t = reg.find(n);
+    const auto rows = describe_params(t->describe);
+    if (o.markdown) {
+      std::cout << "### `" << n << "`\n\n" << t->description << "\n\n"
+                << "| parameter | type | default | unit | description |\n"
+                << "| --- | --- | --- | --- | --- |\n";
+      for (const auto& r : rows)
+        std::cout << "| `" << r.name << "` | " << r.kind << " | `" << r.default_value << "` | "
+                  << r.unit << " | " << r.description << " |\n";
+      std::cout << "\n";
+    } else {
+      std::cout << n << " - " << t->description << "\n";
+      for (const auto& r : rows)
+        std::cout << "  " << std::left << std::setw(26) << r.name << std::setw(22) << r.kind
+                  << std::setw(12) << r.default_value << std::setw(10) << r.unit
+                  << r.description << "\n";
+      std::cout << "\n";
+    }
+  }
+  return 0;
+}
+
+int cmd_validate(const options& o) {
+  const scenario_doc sd = load(o);
+  module_registry reg;
+  register_builtin_modules(reg);
+  platform p(sd, reg);
+  std::cout << o.scenario << ": valid (" << p.modules().size() << " modules, "
+            << p.spec().bindings.size() << " bindings)\n";
+  return 0;
+}
+
+int cmd_run(const options& o) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const scenario_doc sd = load(o);
+  module_registry reg;
+  register_builtin_modules(reg);
+  platform p(sd, reg);
+  const std::string outdir = o.outdir.empty() ? "out/" + p.spec().name : o.outdir;
+  check_outdir(outdir);
+
+  vcd_writer vcd;
+  if (o.trace == "vcd") p.attach_trace(vcd);
+  const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
+  const run_result r = p.run(max_cycles);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  json stats = json::object();
+  stats["scenario"] = p.spec().name;
+  stats["result"] = to_string(r.state);
+  if (r.failed()) stats["message"] = r.message;
+  stats["cycles"] = r.cycles;
+  stats["sim_time_ns"] = r.sim_time_ns;
+  stats["checks"] = r.checks;
+  stats["modules"] = json::object();
+  std::vector<const stats_group*> groups;
+  for (auto* m : p.modules()) {
+    stats["modules"][m->name()] = stats_to_json(m->stats());
+    groups.push_back(&m->stats());
+  }
+  json host = {{"wall_seconds", wall},
+               {"cycles_per_second", wall > 0 ? double(r.cycles) / wall : 0.0},
+               {"peak_rss_mb", peak_rss_mb()}};
+
+  publish_outdir(outdir, [&](const std::string& dir) {
+    write_file(dir + "/config.resolved.json", p.resolved().dump(2) + "\n");
+    write_file(dir + "/stats.json", stats.dump(2) + "\n");
+    std::ostringstream txt;
+    txt << "# scenario " << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles
+        << " cycles\n";
+    write_stats_text(txt, groups);
+    write_file(dir + "/stats.txt", txt.str());
+    write_file(dir + "/host.json", host.dump(2) + "\n");
+    if (o.trace == "vcd") {
+      std::ostringstream v, g;
+      vcd.write_vcd(v);
+      vcd.write_gtkw(g, "waves.vcd");
+      write_file(dir + "/waves.vcd", v.str());
+      write_file(dir + "/waves.gtkw", g.str());
+    }
+  });
+
+  if (r.failed()) std::cerr << "flynn: " << p.spec().name << ": " << to_string(r.state) << ": " << r.message << "\n";
+  if (!o.quiet) {
+    std::cout << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles << " cycles ("
+              << r.sim_time_ns << " ns simulated), " << std::fixed << std::setprecision(3) << wall
+              << " s host, " << std::setprecision(0) << (wall > 0 ? r.cycles / wall : 0.0)
+              << " cycles/s, peak " << std::setprecision(1) << peak_rss_mb() << " MB\n";
+    std::cout.unsetf(std::ios::fixed);
+    for (const auto& c : r.checks) std::cout << "  check: " << c << "\n";
+    for (auto* m : p.modules())
+      for (const auto& e : m->stats().entries()) {
+        if (e.k == stat_entry::kind::counter)
+          std::cout << "  " << std::left << std::setw(36) << (std::string(m->name()) + "." + e.name)
+                    << e.counter->value() << "\n";
+        else if (e.k == stat_entry::kind::real)
+          std::cout << "  " << std::left << std::setw(36) << (std::string(m->name()) + "." + e.name)
+                    << std::setprecision(6) << e.real() << "\n";
+      }
+    std::cout << "  results: " << outdir << "/\n";
+  }
+  return r.failed() ? 1 : 0;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  if (argc < 2) {
+    std::cerr << usage;
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << usage;
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::cout << "flynn " FLYNN_VERSION "\n";
+    return 0;
+  }
+  try {
+    if (cmd != "run" && cmd != "validate" && cmd != "list")
+      throw input_error("command line: expected a command (run, validate, list), found '" + cmd +
+                        "' (see flynn --help)");
+    options o = parse_args(argc - 1, argv + 1);
+    o.command = cmd;
+    if (cmd == "list") return cmd_list(o);
+    if (o.scenario.empty()) {
+      if (cmd == "validate") throw input_error("command line: validate: expected a SCENARIO file");
+      o.scenario = FLYNN_DEFAULT_SCENARIO;
+    }
+    return cmd == "run" ? cmd_run(o) : cmd_validate(o);
+  } catch (const input_error& e) {
+    std::cerr << "flynn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const sc_core::sc_report& e) {
+    std::cerr << "flynn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "flynn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "flynn: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace flynn

@@ -1,0 +1,222 @@
+#include "flynn/platform/platform.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <tlm>
+
+#include "flynn/platform/checks.h"
+#include "flynn/platform/errors.h"
+#include "flynn/platform/json_params.h"
+
+using nlohmann::json;
+
+namespace flynn {
+
+const char* to_string(run_result::status s) {
+  switch (s) {
+    case run_result::status::ok: return "ok";
+    case run_result::status::fault: return "fault";
+    case run_result::status::deadlock: return "deadlock";
+    case run_result::status::cycle_limit: return "cycle_limit";
+    case run_result::status::mismatch: return "mismatch";
+  }
+  return "?";
+}
+
+struct platform::top_module : sc_core::sc_module {
+  top_module(const sc_core::sc_module_name& n, const std::function<void()>& build)
+      : sc_core::sc_module(n) {
+    build();  // modules created here become children of "top"
+  }
+};
+
+namespace {
+
+using base_initiator = tlm::tlm_base_initiator_socket_b<32, tlm::tlm_fw_transport_if<>,
+                                                        tlm::tlm_bw_transport_if<>>;
+using base_target = tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>,
+                                                  tlm::tlm_bw_transport_if<>>;
+
+std::vector<std::string> socket_names(const sc_core::sc_object& m) {
+  std::vector<std::string> n;
+  for (const auto* c : m.get_child_objects())
+    if (dynamic_cast<const tlm::tlm_base_socket_if*>(c)) n.push_back(c->basename());
+  return n;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+platform::platform(const scenario_doc& sd, const module_registry& registry)
+    : sd_(sd), spec_(parse_scenario(sd)) {
+  resolved_ = json::object();
+  resolved_["name"] = spec_.name;
+  resolved_["description"] = spec_.description;
+  resolved_["clock_ns"] = spec_.clock_ns;
+  resolved_["max_cycles"] = spec_.max_cycles;
+  resolved_["modules"] = json::object();
+
+  // Validate every module's parameters before constructing anything.
+  std::vector<const module_type*> types;
+  for (const auto& m : spec_.modules) {
+    const module_type* t = registry.find(m.type);
+    if (!t) {
+      const std::string hint = did_you_mean(m.type, registry.names());
+      throw input_error(sd.origin_of(m.path + ".type"), m.path + ".type",
+                        "a module type (" + joined(registry.names()) + ")" +
+                            (hint.empty() ? "" : "; " + hint),
+                        "'" + m.type + "'");
+    }
+    types.push_back(t);
+    json src = *m.params;
+    if (!src.contains("clock_ns")) src["clock_ns"] = spec_.clock_ns;  // platform clock
+    json out = json::object();
+    json_binder b(src, out, m.path, sd, {"type"});
+    const auto issues = t->check(b);
+    b.reject_unknown();
+    if (!issues.empty()) {
+      const auto& i = issues.front();
+      const std::string p = join_path(m.path, i.field);
+      json found_value;
+      throw input_error(sd.origin_of(p), p, i.expected, i.found);
+    }
+    json entry = json::object();
+    entry["type"] = m.type;
+    entry.update(out);
+    resolved_["modules"][m.name] = entry;
+  }
+
+  top_ = std::make_unique<top_module>("top", [&] {
+    for (std::size_t i = 0; i < spec_.modules.size(); ++i) {
+      const auto& m = spec_.modules[i];
+      json out = json::object();
+      json_binder b(resolved_["modules"][m.name], out, m.path, sd, {"type"});
+      modules_.push_back(types[i]->create(m.name.c_str(), b));
+    }
+  });
+  for (auto* m : modules_) m->stats().set_owner(m->name());
+  bind_all();
+  resolved_["bindings"] = json::array();
+  for (const auto& b : spec_.bindings) resolved_["bindings"].push_back({b.initiator, b.target});
+}
+
+platform::~platform() = default;
+
+module* platform::find(const std::string& instance) const {
+  for (auto* m : modules_)
+    if (instance == m->basename()) return m;
+  return nullptr;
+}
+
+module* platform::target_of(const std::string& initiator_socket) const {
+  for (const auto& [i, t] : links_)
+    if (i == initiator_socket) return find(t);
+  return nullptr;
+}
+
+void platform::bind_all() {
+  std::set<std::string> bound;
+  auto locate = [&](const binding_spec& b, std::size_t side) -> sc_core::sc_object* {
+    const std::string& ref = side == 0 ? b.initiator : b.target;
+    const std::string path = index_path(b.path, side);
+    const std::string file = sd_.origin_of(b.path);
+    const auto dot = ref.find('.');
+    std::vector<std::string> instances;
+    for (auto* m : modules_) instances.push_back(m->basename());
+    module* m = dot == std::string::npos ? nullptr : find(ref.substr(0, dot));
+    if (!m)
+      throw input_error(file, path, "\"instance.socket\" naming an instance of this scenario (" +
+                                        joined(instances) + ")",
+                        "'" + ref + "'");
+    const std::string sock = ref.substr(dot + 1);
+    for (auto* c : m->get_child_objects())
+      if (c->basename() == sock && dynamic_cast<tlm::tlm_base_socket_if*>(c)) return c;
+    const auto names = socket_names(*m);
+    const std::string hint = did_you_mean(sock, names);
+    throw input_error(file, path, "a socket of " + ref.substr(0, dot) + " (" + joined(names) + ")" +
+                                      (hint.empty() ? "" : "; " + hint),
+                      "'" + sock + "'");
+  };
+  for (const auto& b : spec_.bindings) {
+    const std::string file = sd_.origin_of(b.path);
+    sc_core::sc_object* io = locate(b, 0);
+    sc_core::sc_object* to = locate(b, 1);
+    auto* i = dynamic_cast<base_initiator*>(io);
+    auto* t = dynamic_cast<base_target*>(to);
+    if (!i)
+      throw input_error(file, index_path(b.path, 0), "an initiator socket (TLM-2.0 base protocol)",
+                        "'" + b.initiator + "', a " + std::string(io->kind()));
+    if (!t)
+      throw input_error(file, index_path(b.path, 1), "a target socket (TLM-2.0 base protocol)",
+                        "'" + b.target + "', a " + std::string(to->kind()));
+    for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
+      if (!bound.insert(ref).second)
+        throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
+                          "a socket bound only once", "'" + ref + "' bound again");
+    i->get_base_port().bind(t->get_base_interface());
+    t->get_base_port().bind(i->get_base_interface());
+    links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
+  }
+  for (auto* m : modules_)
+    for (const auto& s : socket_names(*m)) {
+      const std::string ref = std::string(m->basename()) + "." + s;
+      if (!bound.count(ref))
+        throw input_error(sd_.origin_of("bindings"), "bindings",
+                          "a binding for every socket", "socket '" + ref + "' left unbound");
+    }
+}
+
+void platform::attach_trace(trace_sink& sink) {
+  for (auto* m : modules_) m->attach_trace(sink);
+}
+
+run_result platform::run(std::uint64_t max_cycles) {
+  run_result r;
+  const sc_core::sc_time clock(spec_.clock_ns, sc_core::SC_NS);
+  sc_core::sc_report_handler::set_actions("flynn/fault", sc_core::SC_ERROR, sc_core::SC_THROW);
+  try {
+    if (max_cycles)
+      sc_core::sc_start(clock * static_cast<double>(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
+    else
+      sc_core::sc_start();
+  } catch (const sc_core::sc_report& e) {
+    r.state = run_result::status::fault;
+    r.message = e.get_msg();
+  }
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  r.cycles = static_cast<std::uint64_t>(std::ceil(now / clock - 1e-9));
+  r.sim_time_ns = now.to_seconds() * 1e9;
+  for (auto* m : modules_) m->finish();
+  if (r.failed()) {
+    r.message += " (at cycle " + std::to_string(r.cycles) + ")";
+    return r;
+  }
+  std::string pending;
+  for (auto* m : modules_) {
+    const std::string p = m->pending_work();
+    if (!p.empty()) pending += std::string(pending.empty() ? "" : "; ") + m->name() + ": " + p;
+  }
+  if (!pending.empty()) {
+    const bool limit = max_cycles && sc_core::sc_pending_activity();
+    r.state = limit ? run_result::status::cycle_limit : run_result::status::deadlock;
+    r.message = limit ? "cycle limit of " + std::to_string(max_cycles) + " reached with work left: " + pending
+                      : "no further events at cycle " + std::to_string(r.cycles) +
+                            " but work is left (deadlock): " + pending;
+    return r;
+  }
+  verify(r);
+  return r;
+}
+
+void platform::verify(run_result& r) const { run_functional_checks(*this, r); }
+
+}  // namespace flynn

@@ -1,0 +1,137 @@
+#include "flynn/platform/vcd_writer.h"
+
+#include <algorithm>
+#include <map>
+
+namespace flynn {
+
+namespace {
+std::string id_code(std::size_t n) {  // printable VCD identifier codes: ! .. ~
+  std::string s;
+  do {
+    s += static_cast<char>('!' + n % 94);
+    n /= 94;
+  } while (n);
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::size_t b = 0;
+  while (true) {
+    const auto e = s.find('.', b);
+    parts.push_back(s.substr(b, e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return parts;
+}
+
+std::string value_text(std::uint64_t v, unsigned width, const std::string& code) {
+  if (width == 1) return std::to_string(v & 1) + code;
+  std::string bits;
+  for (int b = static_cast<int>(width) - 1; b >= 0; --b) {
+    const bool one = b < 64 && ((v >> b) & 1);
+    if (!bits.empty() || one || b == 0) bits += one ? '1' : '0';
+  }
+  return "b" + bits + " " + code;
+}
+}  // namespace
+
+int vcd_writer::declare(const std::string& scope, const std::string& name, unsigned width) {
+  signals_.push_back({scope, name, width ? width : 1, id_code(signals_.size())});
+  return static_cast<int>(signals_.size() - 1);
+}
+
+void vcd_writer::change(int handle, const sc_core::sc_time& when, std::uint64_t value) {
+  events_.push_back({when.value(), events_.size(), handle, value});
+}
+
+std::string vcd_writer::full_name(const signal& s) const {
+  std::string n = s.scope + "." + s.name;
+  if (s.width > 1) n += "[" + std::to_string(s.width - 1) + ":0]";
+  return n;
+}
+
+void vcd_writer::write_vcd(std::ostream& os) const {
+  os << "$version Flynn $end\n$timescale 1ps $end\n";
+  // Scopes in declaration order of their first signal, nested by the dotted hierarchy.
+  std::vector<std::size_t> order(signals_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return signals_[a].scope < signals_[b].scope;
+  });
+  std::vector<std::string> open;
+  for (std::size_t i : order) {
+    const signal& s = signals_[i];
+    const auto parts = split(s.scope);
+    std::size_t common = 0;
+    while (common < open.size() && common < parts.size() && open[common] == parts[common]) ++common;
+    while (open.size() > common) {
+      os << "$upscope $end\n";
+      open.pop_back();
+    }
+    for (std::size_t k = common; k < parts.size(); ++k) {
+      os << "$scope module " << parts[k] << " $end\n";
+      open.push_back(parts[k]);
+    }
+    os << "$var wire " << s.width << " " << s.code << " " << s.name;
+    if (s.width > 1) os << " [" << s.width - 1 << ":0]";
+    os << " $end\n";
+  }
+  while (!open.empty()) {
+    os << "$upscope $end\n";
+    open.pop_back();
+  }
+  os << "$enddefinitions $end\n";
+
+  std::vector<std::uint64_t> current(signals_.size(), 0);
+  os << "#0\n$dumpvars\n";
+  for (const signal& s : signals_) os << value_text(0, s.width, s.code) << "\n";
+  os << "$end\n";
+
+  std::vector<event> ev = events_;
+  std::stable_sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  });
+  std::size_t i = 0;
+  while (i < ev.size()) {
+    std::size_t j = i;
+    std::map<int, std::uint64_t> last;  // last change per signal at this time wins
+    while (j < ev.size() && ev[j].time == ev[i].time) {
+      last[ev[j].handle] = ev[j].value;
+      ++j;
+    }
+    bool stamped = false;
+    for (const auto& [h, v] : last) {
+      if (current[h] == v) continue;
+      if (!stamped) {
+        os << "#" << ev[i].time << "\n";
+        stamped = true;
+      }
+      current[h] = v;
+      os << value_text(v, signals_[h].width, signals_[h].code) << "\n";
+    }
+    i = j;
+  }
+}
+
+void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const {
+  os << "[*] GTKWave view written by Flynn: one group per module\n";
+  os << "[dumpfile] \"" << vcd_name << "\"\n";
+  os << "[timestart] 0\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";
+  std::vector<std::string> scopes;
+  for (const signal& s : signals_)
+    if (std::find(scopes.begin(), scopes.end(), s.scope) == scopes.end()) scopes.push_back(s.scope);
+  std::sort(scopes.begin(), scopes.end());
+  for (const auto& scope : scopes) {
+    os << "@800200\n-" << scope << "\n";
+    for (const signal& s : signals_) {
+      if (s.scope != scope) continue;
+      os << (s.width == 1 ? "@28\n" : "@24\n") << full_name(s) << "\n";
+    }
+    os << "@1000200\n-" << scope << "\n";
+  }
+}
+
+}  // namespace flynn
