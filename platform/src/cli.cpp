@@ -110,8 +110,12 @@ int cmd_list(const options& o) {
       std::cout << "### `" << n << "`\n\n" << t->description << "\n\n"
                 << "| parameter | type | default | unit | description |\n"
                 << "| --- | --- | --- | --- | --- |\n";
+      auto cell = [](std::string x) {  // a '|' would end the table cell
+        for (std::size_t i = 0; (i = x.find('|', i)) != std::string::npos; i += 2) x.replace(i, 1, "\\|");
+        return x;
+      };
       for (const auto& r : rows)
-        std::cout << "| `" << r.name << "` | " << r.kind << " | `" << r.default_value << "` | "
+        std::cout << "| `" << r.name << "` | " << cell(r.kind) << " | `" << r.default_value << "` | "
                   << r.unit << " | " << r.description << " |\n";
       std::cout << "\n";
     } else {

@@ -158,8 +158,10 @@ class describer final : public param_visitor {
   describer(std::vector<param_row>& rows, std::string prefix) : rows_(rows), prefix_(std::move(prefix)) {}
   void u64(const param_meta& m, std::uint64_t& v, std::uint64_t min, std::uint64_t max) override {
     std::string k = "uint";
-    if (min != 0 || max != std::numeric_limits<std::uint64_t>::max())
+    if (max != std::numeric_limits<std::uint64_t>::max())
       k += " [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    else if (min != 0)
+      k += " >= " + std::to_string(min);
     add(m, k, std::to_string(v));
   }
   void i64(const param_meta& m, std::int64_t& v) override { add(m, "int", std::to_string(v)); }

@@ -184,9 +184,13 @@ run_result platform::run(std::uint64_t max_cycles) {
   const sc_core::sc_time clock(spec_.clock_ns, sc_core::SC_NS);
   sc_core::sc_report_handler::set_actions("flynn/fault", sc_core::SC_ERROR, sc_core::SC_THROW);
   try {
-    if (max_cycles)
-      sc_core::sc_start(clock * static_cast<double>(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
-    else
+    if (max_cycles) {
+      const sc_core::sc_time limit = clock * static_cast<double>(max_cycles);
+      sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+      // Stopped with events still due beyond the last one processed: advance to the limit.
+      if (sc_core::sc_pending_activity() && sc_core::sc_time_stamp() < limit)
+        sc_core::sc_start(limit - sc_core::sc_time_stamp());
+    } else
       sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {
     r.state = run_result::status::fault;

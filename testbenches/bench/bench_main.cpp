@@ -1,2 +1,191 @@
+// Flynn benchmarks (not tests): each case runs in a child process of its own (SystemC
+// elaborates once per process, and peak memory is then per case); the parent prints a
+// table and writes bench.json. Figures are host throughput, measured side by side.
+//   flynn-bench [--quick] [--out DIR]         all cases
+//   flynn-bench --case NAME --count N         one case, one JSON line on stdout
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 #include <systemc>
-int sc_main(int, char**) { return 0; }
+
+#include "flynn/memory/banked_memory.h"
+#include "flynn/traffic/traffic_generator.h"
+
+using nlohmann::json;
+
+namespace {
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
+
+// The practical limit: a trivial process woken by a clock, one activation per cycle.
+struct ticker : sc_core::sc_module {
+  sc_core::sc_in<bool> clk;
+  std::uint64_t ticks = 0;
+  SC_HAS_PROCESS(ticker);
+  explicit ticker(const sc_core::sc_module_name& n) : sc_core::sc_module(n), clk("clk") {
+    SC_METHOD(tick);
+    sensitive << clk.pos();
+    dont_initialize();
+  }
+  void tick() { ++ticks; }
+};
+
+json case_kernel(std::uint64_t n) {
+  sc_core::sc_clock clk("clk", 1, sc_core::SC_NS);
+  ticker t("t");
+  t.clk(clk);
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start(sc_core::sc_time(double(n), sc_core::SC_NS));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {{"events", t.ticks}, {"seconds", s}, {"rate", double(t.ticks) / s}, {"unit", "events/s"}};
+}
+
+json case_memory(std::uint64_t n, bool at) {
+  flynn::banked_memory::params mp;
+  mp.size_bytes = 1 << 20;
+  mp.banks = 16;
+  mp.latency = 11;
+  flynn::traffic_generator::params gp;
+  gp.at = at;
+  gp.max_outstanding = 16;
+  gp.quantum = 10000;
+  flynn::traffic_stream s;
+  s.stride = 8;
+  s.range_bytes = mp.size_bytes;
+  s.count = n / 2;
+  s.write = true;
+  gp.streams = {s};
+  s.write = false;
+  s.stride = 24;
+  gp.streams.push_back(s);
+  flynn::banked_memory mem("mem", mp);
+  flynn::traffic_generator gen("gen", gp);
+  gen.out.bind(mem.port(0));
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!gen.done() || gen.requests_done() != n) throw std::runtime_error("benchmark traffic did not complete");
+  const std::uint64_t cycles = static_cast<std::uint64_t>(sc_core::sc_time_stamp() / mem.clock_period());
+  return {{"transactions", n}, {"cycles", cycles}, {"seconds", sec}, {"rate", double(n) / sec},
+          {"unit", "transactions/s"}};
+}
+
+json run_case(const std::string& name, std::uint64_t n) {
+  json r;
+  if (name == "kernel") r = case_kernel(n);
+  else if (name == "memory_lt") r = case_memory(n, false);
+  else if (name == "memory_at") r = case_memory(n, true);
+  else throw std::runtime_error("unknown case " + name);
+  r["case"] = name;
+  r["peak_rss_mb"] = peak_rss_mb();
+  return r;
+}
+
+json spawn(const char* self, const std::string& name, std::uint64_t n) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    close(pipefd[0]);
+    const std::string count = std::to_string(n);
+    execl(self, self, "--case", name.c_str(), "--count", count.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t k;
+  while ((k = read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(k));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("benchmark case " + name + " failed");
+  return json::parse(out);
+}
+
+struct row {
+  std::string name, what;
+  double target;  // rate target, 0: none
+  double mem_target_mb;
+};
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() == 4 && args[0] == "--case") {
+      std::cout << run_case(args[1], std::stoull(args[3])).dump() << "\n";
+      return 0;
+    }
+    bool quick = false;
+    std::string out = "out/bench";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--quick") quick = true;
+      else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
+      else {
+        std::cerr << "usage: flynn-bench [--quick] [--out DIR]\n";
+        return 2;
+      }
+    }
+    const std::uint64_t scale = quick ? 10 : 1;
+    struct plan {
+      std::string name, what;
+      std::uint64_t n;
+      double target, mem_mb;
+    };
+    const std::vector<plan> plans = {
+        {"kernel", "SystemC kernel: clocked process activations", 20000000 / scale, 0, 0},
+        {"memory_lt", "banked memory + traffic, LT (temporal decoupling)", 10000000 / scale, 10e6, 100},
+        {"memory_at", "banked memory + traffic, AT (4-phase)", 10000000 / scale, 1e6, 100},
+    };
+    json all = json::array();
+    std::cout << std::left << std::setw(12) << "case" << std::setw(52) << "what" << std::right
+              << std::setw(14) << "count" << std::setw(10) << "seconds" << std::setw(16) << "rate/s"
+              << std::setw(12) << "target/s" << std::setw(10) << "peak MB" << "\n";
+    double kernel_rate = 0;
+    for (const auto& p : plans) {
+      json r = spawn(argv[0], p.name, p.n);
+      r["what"] = p.what;
+      if (p.target > 0) {
+        r["target"] = p.target;
+        r["meets_target"] = r["rate"].get<double>() >= p.target && r["peak_rss_mb"].get<double>() < p.mem_mb;
+      }
+      if (p.name == "kernel") kernel_rate = r["rate"].get<double>();
+      else if (kernel_rate > 0) r["ratio_to_kernel"] = r["rate"].get<double>() / kernel_rate;
+      std::cout << std::left << std::setw(12) << p.name << std::setw(52) << p.what << std::right
+                << std::setw(14) << p.n << std::setw(10) << std::fixed << std::setprecision(2)
+                << r["seconds"].get<double>() << std::setw(16) << std::setprecision(0)
+                << r["rate"].get<double>() << std::setw(12)
+                << (p.target > 0 ? std::to_string(static_cast<long long>(p.target)) : "-")
+                << std::setw(10) << std::setprecision(1) << r["peak_rss_mb"].get<double>() << "\n";
+      all.push_back(r);
+    }
+    std::filesystem::create_directories(out);
+    std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"results", all}}.dump(2) << "\n";
+    std::cout << "written: " << out << "/bench.json\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "flynn-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -245,9 +245,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   const std::size_t bank_base =
       p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
   const std::uint64_t t0 = std::max(arrival, ps.free_at);
-  // Port stall: waiting for the port beyond the point the previous request was accepted
-  // (time queued behind an earlier request's bank stall is counted there, not here).
-  port_stall_ += t0 - std::max(arrival, ps.last_start);
+  // Port stall: cycles the port was still issuing an earlier request's extra wavefronts.
+  // (Waiting in line one request per cycle, or behind a request stalled on a bank, is the
+  // bank's stall, counted there.) The same for LT and AT traffic.
+  const std::uint64_t ready = std::max(arrival, ps.last_start + 1);
+  if (t0 > ready) port_stall_ += t0 - ready;
 
   // scratch_ is sorted by bank: runs_ marks where each bank's words begin.
   runs_.clear();

@@ -226,9 +226,6 @@ std::string traffic_generator::pending_work() const {
          (req_in_progress_ ? ", one awaiting END_REQ" : "");
 }
 
-std::uint64_t traffic_generator::now_cycles() const {
-  return to_cycles(sc_core::sc_time_stamp());
-}
 
 void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
                               lanes_extension& ext, const traffic_cursor& c) {
@@ -283,8 +280,6 @@ void traffic_generator::run_lt() {
   lanes_extension ext;
   std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> pending;
   std::uint64_t plan = p_.start_cycle;
-  const std::uint64_t base = now_cycles();
-  (void)base;
   while (c.next()) {
     while (!pending.empty() && pending.top() <= plan) pending.pop();
     if (pending.size() >= p_.max_outstanding) {
@@ -302,21 +297,30 @@ void traffic_generator::run_lt() {
     if (cycles(plan) - sc_core::sc_time_stamp() >= cycles(p_.quantum))
       wait(cycles(plan) - sc_core::sc_time_stamp());
   }
-  const std::uint64_t end = std::max(plan, last_done_);
   if (cycles(last_done_) > sc_core::sc_time_stamp()) wait(cycles(last_done_) - sc_core::sc_time_stamp());
-  (void)end;
   done_ = true;
 }
 
 // AT: one request in the request phase at a time (END_REQ back-pressure), at most
-// max_outstanding awaiting their responses.
+// max_outstanding awaiting their responses. The plan is computed exactly as in LT: a
+// request counts against the limit until the cycle of its response, so the issue cycles
+// do not depend on when the thread happens to learn about responses.
 void traffic_generator::run_at() {
   traffic_cursor c(p_);
   std::uint64_t plan = p_.start_cycle;
+  unsigned unretired = 0;  // issued and not yet known to be complete at `plan`
   while (c.next()) {
-    while (outstanding_ >= p_.max_outstanding) {
+    while (true) {
+      while (!responded_.empty() && responded_.top() <= plan) {
+        responded_.pop();
+        --unretired;
+      }
+      if (unretired < p_.max_outstanding) break;
+      if (!responded_.empty()) {  // responses arrive in completion order: this is the earliest
+        plan = std::max(plan, responded_.top());
+        continue;
+      }
       wait(resp_ev_);
-      plan = std::max(plan, now_cycles());
     }
     while (req_in_progress_) wait(end_req_ev_);
     if (cycles(plan) > sc_core::sc_time_stamp()) wait(cycles(plan) - sc_core::sc_time_stamp());
@@ -328,17 +332,15 @@ void traffic_generator::run_at() {
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     ++outstanding_;
+    ++unretired;
     const tlm::tlm_sync_enum r = out->nb_transport_fw(*gp, ph, d);
     if (r == tlm::TLM_ACCEPTED) {
       req_in_progress_ = true;
     } else if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
       if (d > sc_core::SC_ZERO_TIME) wait(d);  // END_REQ takes effect after the delay
     } else if (r == tlm::TLM_COMPLETED) {
-      --outstanding_;
       gp->clear_extension(&f.ext);
-      complete(*gp, f.serial, f.issued, to_cycles(sc_core::sc_time_stamp() + d));
-      inflight_.erase(gp);
-      gp->release();
+      response(*gp, to_cycles(sc_core::sc_time_stamp() + d));
     } else if (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP) {
       fault("early BEGIN_RESP on the return path is not supported");
     }
@@ -346,6 +348,21 @@ void traffic_generator::run_at() {
   }
   while (outstanding_ > 0) wait(resp_ev_);
   done_ = true;
+}
+
+void traffic_generator::response(tlm::tlm_generic_payload& gp, std::uint64_t done) {
+  auto it = inflight_.find(&gp);
+  if (it == inflight_.end()) {
+    fault("response for a transaction that is not in flight");
+    return;
+  }
+  gp.clear_extension(&it->second.ext);
+  complete(gp, it->second.serial, it->second.issued, done);
+  inflight_.erase(it);
+  --outstanding_;
+  responded_.push(done);
+  resp_ev_.notify(sc_core::SC_ZERO_TIME);
+  gp.release();
 }
 
 tlm::tlm_sync_enum traffic_generator::nb_transport_bw(tlm::tlm_generic_payload& gp,
@@ -361,17 +378,7 @@ tlm::tlm_sync_enum traffic_generator::nb_transport_bw(tlm::tlm_generic_payload& 
       req_in_progress_ = false;
       end_req_ev_.notify(d);
     }
-    auto it = inflight_.find(&gp);
-    if (it == inflight_.end()) {
-      fault("response for a transaction that is not in flight");
-      return tlm::TLM_COMPLETED;
-    }
-    gp.clear_extension(&it->second.ext);
-    complete(gp, it->second.serial, it->second.issued, to_cycles(sc_core::sc_time_stamp() + d));
-    inflight_.erase(it);
-    --outstanding_;
-    resp_ev_.notify(d);
-    gp.release();
+    response(gp, to_cycles(sc_core::sc_time_stamp() + d));
     return tlm::TLM_COMPLETED;
   }
   fault("nb_transport_bw: unexpected phase " + std::string(ph.get_name()));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <string>
@@ -109,7 +110,7 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
              const traffic_cursor& c);
   void complete(tlm::tlm_generic_payload& gp, std::uint64_t serial, std::uint64_t issued,
                 std::uint64_t done);
-  std::uint64_t now_cycles() const;
+  void response(tlm::tlm_generic_payload& gp, std::uint64_t done);
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& d) override;
@@ -123,7 +124,8 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
   };
   std::unordered_map<tlm::tlm_generic_payload*, inflight> inflight_;  // AT, per payload
   bool req_in_progress_ = false;
-  unsigned outstanding_ = 0;
+  unsigned outstanding_ = 0;  // AT: requests awaiting their response
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> responded_;
   sc_core::sc_event end_req_ev_, resp_ev_;
   std::uint64_t read_sum_ = 0;
   bool done_ = false;

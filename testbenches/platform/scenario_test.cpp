@@ -1,0 +1,503 @@
+// Scenario loading and platform elaboration: every input error names the file the bad
+// value came from, its JSON path, what was expected and what was found; valid scenarios
+// elaborate with every default resolved; extends and --set merge in the documented order.
+// Each test case runs in its own process (SystemC elaborates once), so each builds at most
+// one platform.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "flynn/common/registry.h"
+#include "flynn/platform/errors.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/scenario.h"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// A fresh folder for one test's scenario files, removed afterwards.
+struct temp_folder {
+  fs::path dir;
+  explicit temp_folder(const std::string& tag) {
+    dir = fs::temp_directory_path() /
+          ("flynn-scenario-test-" + tag + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~temp_folder() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  temp_folder(const temp_folder&) = delete;
+  temp_folder& operator=(const temp_folder&) = delete;
+
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = path(name);
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    return p;
+  }
+};
+
+// Builds (elaborates) a platform from a loaded scenario.
+void build(const flynn::scenario_doc& sd) {
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+}
+
+// Runs `f`, which must throw flynn::input_error; returns its message.
+std::string input_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const flynn::input_error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("expected flynn::input_error, got another exception: " << e.what());
+  }
+  FAIL("expected flynn::input_error, nothing was thrown");
+  return {};
+}
+
+// Loads `file`, applies `sets`, builds: must fail with input_error; returns the message.
+std::string build_error(const std::string& file, const std::vector<std::string>& sets = {}) {
+  return input_error_of([&] {
+    flynn::scenario_doc sd = flynn::load_scenario_doc(file);
+    for (const auto& s : sets) flynn::apply_override(sd, s);
+    build(sd);
+  });
+}
+
+// A valid two-module scenario; `mem_extra` and `gen_extra` are spliced into the module
+// objects, `top_extra` into the top level, `bindings` replaces the bindings array.
+std::string scenario_text(const std::string& mem_extra = "", const std::string& gen_extra = "",
+                          const std::string& top_extra = "",
+                          const std::string& bindings = R"([["gen.out", "mem.port0"]])") {
+  return R"({
+  "name": "t",)" + top_extra + R"(
+  "modules": {
+    "mem": {"type": "banked_memory", "size_bytes": 4096)" +
+         mem_extra + R"(},
+    "gen": {"type": "traffic_generator",
+            "streams": [{"kind": "linear", "base": 0, "stride": 8, "count": 16, "size": 8}])" +
+         gen_extra + R"(}
+  },
+  "bindings": )" + bindings + R"(
+}
+)";
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------ top level
+
+TEST_CASE("unknown top-level key: names file and key, suggests the nearest key") {
+  temp_folder t("unknown-top-key");
+  const std::string f = t.write("s.json", R"({
+  "name": "t",
+  "modles": {"mem": {"type": "banked_memory"}}
+})");
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modles: expected"));
+  CHECK_THAT(e, Contains("one of the scenario keys"));
+  CHECK_THAT(e, Contains("did you mean 'modules'?"));
+  CHECK_THAT(e, Contains("found unknown key 'modles'"));
+}
+
+TEST_CASE("missing modules") {
+  temp_folder t("missing-modules");
+  const std::string f = t.write("s.json", R"({"name": "t", "clock_ns": 1.0})");
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules: expected"));
+  CHECK_THAT(e, Contains("an object of module instances"));
+  CHECK_THAT(e, Contains("found nothing (missing)"));
+}
+
+TEST_CASE("module without a type") {
+  temp_folder t("missing-type");
+  const std::string f = t.write("s.json", R"({"name": "t", "modules": {"mem": {"banks": 4}}})");
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.type: expected a module type name"));
+  CHECK_THAT(e, Contains("found nothing (missing)"));
+}
+
+TEST_CASE("unknown module type: lists the types and suggests the nearest") {
+  temp_folder t("unknown-type");
+  const std::string f =
+      t.write("s.json", R"({"name": "t", "modules": {"mem": {"type": "banked_mem"}}})");
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.type: expected a module type ("));
+  CHECK_THAT(e, Contains("banked_memory"));
+  CHECK_THAT(e, Contains("traffic_generator"));
+  CHECK_THAT(e, Contains("did you mean 'banked_memory'?"));
+  CHECK_THAT(e, Contains("found 'banked_mem'"));
+}
+
+// ------------------------------------------------------------------------ module parameters
+
+TEST_CASE("unknown module parameter: suggests the nearest parameter") {
+  temp_folder t("unknown-param");
+  const std::string f = t.write("s.json", scenario_text(R"(, "bankz": 8)"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.bankz: expected a parameter of this module"));
+  CHECK_THAT(e, Contains("did you mean 'banks'?"));
+  CHECK_THAT(e, Contains("found unknown key 'bankz'"));
+}
+
+TEST_CASE("parameter of the wrong type") {
+  temp_folder t("wrong-type");
+  const std::string f = t.write("s.json", scenario_text(R"(, "banks": "16")"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.banks: expected an unsigned integer"));
+  CHECK_THAT(e, Contains("found the string \"16\""));
+}
+
+TEST_CASE("parameter out of range") {
+  temp_folder t("out-of-range");
+  const std::string f = t.write("s.json", scenario_text(R"(, "banks": 0)"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.banks: expected an unsigned integer in [1, 4096]"));
+  CHECK_THAT(e, Contains("found the number 0"));
+}
+
+TEST_CASE("parameter constraint: word_bytes must be a power of two") {
+  temp_folder t("word-bytes");
+  const std::string f = t.write("s.json", scenario_text(R"(, "word_bytes": 3)"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.word_bytes: expected a power of two"));
+  CHECK_THAT(e, Contains("found 3"));
+}
+
+TEST_CASE("invalid choice lists the choices") {
+  temp_folder t("bad-choice");
+  const std::string f = t.write("s.json", scenario_text(R"(, "mapping": "hashed")"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.mem.mapping: expected one of"));
+  CHECK_THAT(e, Contains("\"word\""));
+  CHECK_THAT(e, Contains("\"block\""));
+  CHECK_THAT(e, Contains("\"xor\""));
+  CHECK_THAT(e, Contains("found the string \"hashed\""));
+}
+
+TEST_CASE("error inside a list element names the element path") {
+  temp_folder t("list-element");
+  const std::string f = t.write("s.json", R"({
+  "name": "t",
+  "modules": {
+    "mem": {"type": "banked_memory", "size_bytes": 4096},
+    "gen": {"type": "traffic_generator", "streams": [{"kind": "lineer", "count": 4}]}
+  },
+  "bindings": [["gen.out", "mem.port0"]]
+})");
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": modules.gen.streams[0].kind: expected one of"));
+  CHECK_THAT(e, Contains("\"linear\""));
+  CHECK_THAT(e, Contains("did you mean 'linear'?"));
+  CHECK_THAT(e, Contains("found the string \"lineer\""));
+}
+
+TEST_CASE("constraint failure inside a list element names the element path") {
+  temp_folder t("list-constraint");
+  const std::string f = t.write("s.json", scenario_text());
+  const std::string e = build_error(f, {"modules.gen.streams.0.count=0"});
+  CHECK_THAT(e, Contains("--set modules.gen.streams.0.count=0: modules.gen.streams[0].count: "
+                         "expected at least 1"));
+  CHECK_THAT(e, Contains("found 0"));
+}
+
+// ------------------------------------------------------------------------ bindings
+
+TEST_CASE("binding to an instance that does not exist") {
+  temp_folder t("dangling");
+  const std::string f =
+      t.write("s.json", scenario_text("", "", "", R"([["gen.out", "ghost.port0"]])"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": bindings[0][1]: expected \"instance.socket\" naming an instance"));
+  CHECK_THAT(e, Contains("mem"));
+  CHECK_THAT(e, Contains("found 'ghost.port0'"));
+}
+
+TEST_CASE("binding to a socket that does not exist") {
+  temp_folder t("no-socket");
+  const std::string f =
+      t.write("s.json", scenario_text("", "", "", R"([["gen.out", "mem.port7"]])"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": bindings[0][1]: expected a socket of mem (port0)"));
+  CHECK_THAT(e, Contains("did you mean 'port0'?"));
+  CHECK_THAT(e, Contains("found 'port7'"));
+}
+
+TEST_CASE("the same initiator bound twice") {
+  temp_folder t("duplicate");
+  const std::string f = t.write(
+      "s.json", scenario_text(R"(, "shared_ports": 2)", "", "",
+                              R"([["gen.out", "mem.port0"], ["gen.out", "mem.port1"]])"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": bindings[1][0]: expected a socket bound only once"));
+  CHECK_THAT(e, Contains("found 'gen.out' bound again"));
+}
+
+TEST_CASE("a socket left unbound") {
+  temp_folder t("unbound");
+  const std::string f = t.write("s.json", scenario_text(R"(, "shared_ports": 2)"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": bindings: expected a binding for every socket"));
+  CHECK_THAT(e, Contains("found socket 'mem.port1' left unbound"));
+}
+
+TEST_CASE("a target socket in the initiator position") {
+  temp_folder t("reversed");
+  const std::string f =
+      t.write("s.json", scenario_text("", "", "", R"([["mem.port0", "gen.out"]])"));
+  const std::string e = build_error(f);
+  CHECK_THAT(e, Contains(f + ": bindings[0][0]: expected an initiator socket"));
+  CHECK_THAT(e, Contains("found 'mem.port0'"));
+}
+
+// ------------------------------------------------------------------------ files
+
+TEST_CASE("malformed JSON reports FILE:LINE:COL") {
+  temp_folder t("malformed");
+  SECTION("a stray character") {
+    // A trailing comma: the '}' at line 3, column 3 is where a key was expected.
+    const std::string f = t.write("s.json", "{\n  \"name\": \"t\",\n  }\n");
+    const std::string e = input_error_of([&] { flynn::load_scenario_doc(f); });
+    CHECK_THAT(e, Contains(f + ":3:3: malformed JSON"));
+  }
+  SECTION("a missing comma") {
+    // The parser notices the missing comma at the key on line 3 (columns 3..11).
+    const std::string f = t.write("s.json", "{\n  \"name\": \"t\"\n  \"modules\": {}\n}\n");
+    const std::string e = input_error_of([&] { flynn::load_scenario_doc(f); });
+    REQUIRE_THAT(e, Contains(f + ":3:"));
+    const int col = std::stoi(e.substr(f.size() + 3));
+    CHECK(col >= 3);
+    CHECK(col <= 11);
+    CHECK_THAT(e, Contains("malformed JSON"));
+  }
+}
+
+TEST_CASE("unreadable (missing) file") {
+  temp_folder t("missing-file");
+  const std::string f = t.path("nothere.json");
+  const std::string e = input_error_of([&] { flynn::load_scenario_doc(f); });
+  CHECK_THAT(e, Contains(f + ": cannot read file"));
+}
+
+TEST_CASE("extends of a missing file") {
+  temp_folder t("extends-missing");
+  const std::string f = t.write("s.json", R"({"extends": "nothere.json", "name": "t"})");
+  const std::string e = input_error_of([&] { flynn::load_scenario_doc(f); });
+  CHECK_THAT(e, Contains(f + ": extends: expected an existing file"));
+  CHECK_THAT(e, Contains("nothere.json"));
+  CHECK_THAT(e, Contains("(no such file)"));
+}
+
+TEST_CASE("extends cycle") {
+  temp_folder t("extends-cycle");
+  const std::string a = t.write("a.json", R"({"extends": "b.json", "name": "t"})");
+  t.write("b.json", R"({"extends": "a.json"})");
+  const std::string e = input_error_of([&] { flynn::load_scenario_doc(a); });
+  CHECK_THAT(e, Contains("a.json"));
+  CHECK_THAT(e, Contains("extends"));
+  CHECK_THAT(e, Contains("cycle"));
+}
+
+TEST_CASE("an error in a value from a base file names the base file") {
+  temp_folder t("base-origin");
+  const std::string base = t.write("base.json", scenario_text(R"(, "banks": 0)"));
+  const std::string derived = t.write("derived.json", R"({
+  "extends": "base.json",
+  "name": "derived",
+  "modules": {"mem": {"latency": 20}}
+})");
+  const std::string e = build_error(derived);
+  CHECK_THAT(e, Contains("base.json: modules.mem.banks: expected an unsigned integer"));
+  CHECK_THAT(e, Contains("found the number 0"));
+  CHECK_THAT(e, !Contains("derived.json"));
+  CHECK(e.rfind(t.path("base.json") + ": ", 0) == 0);
+}
+
+TEST_CASE("an error in a value from the extending file names the extending file") {
+  temp_folder t("derived-origin");
+  t.write("base.json", scenario_text());
+  const std::string derived = t.write("derived.json", R"({
+  "extends": "base.json",
+  "modules": {"mem": {"latency": 0}}
+})");
+  const std::string e = build_error(derived);
+  CHECK_THAT(e, Contains(derived + ": modules.mem.latency: expected an unsigned integer"));
+  CHECK_THAT(e, !Contains("base.json"));
+}
+
+// ------------------------------------------------------------------------ --set
+
+TEST_CASE("an error in a value given with an override names --set") {
+  temp_folder t("set-origin");
+  const std::string f = t.write("s.json", scenario_text());
+  const std::string e = build_error(f, {"modules.mem.banks=0"});
+  CHECK_THAT(e, Contains("--set modules.mem.banks=0: modules.mem.banks: expected an unsigned "
+                         "integer in [1, 4096]"));
+  CHECK_THAT(e, Contains("found the number 0"));
+  CHECK_THAT(e, !Contains("s.json"));
+}
+
+TEST_CASE("override with an array index out of range") {
+  temp_folder t("set-index");
+  const std::string f = t.write("s.json", scenario_text());
+  flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  const std::string e =
+      input_error_of([&] { flynn::apply_override(sd, "modules.gen.streams.5.base=0"); });
+  CHECK_THAT(e, Contains("--set modules.gen.streams.5.base=0"));
+  CHECK_THAT(e, Contains("modules.gen.streams has 1 elements"));
+  CHECK_THAT(e, Contains("index 5 is out of range"));
+}
+
+TEST_CASE("override with a non-numeric index into an array") {
+  temp_folder t("set-index-word");
+  const std::string f = t.write("s.json", scenario_text());
+  flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  const std::string e =
+      input_error_of([&] { flynn::apply_override(sd, "modules.gen.streams.first.base=0"); });
+  CHECK_THAT(e, Contains("modules.gen.streams is an array; expected an index, found 'first'"));
+}
+
+TEST_CASE("override without '='") {
+  temp_folder t("set-no-eq");
+  const std::string f = t.write("s.json", scenario_text());
+  flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  const std::string e = input_error_of([&] { flynn::apply_override(sd, "modules.mem.banks"); });
+  CHECK_THAT(e, Contains("--set modules.mem.banks: expected PATH=VALUE"));
+}
+
+// ------------------------------------------------------------------------ valid scenarios
+
+TEST_CASE("a valid scenario elaborates, resolves every default and runs") {
+  temp_folder t("valid");
+  const std::string f = t.write("s.json", scenario_text("", "", R"(
+  "clock_ns": 2.5,)"));
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+
+  REQUIRE(p.modules().size() == 2);
+  REQUIRE(p.find("mem") != nullptr);
+  REQUIRE(p.find("gen") != nullptr);
+  CHECK(p.target_of("gen.out") == p.find("mem"));
+  CHECK(p.spec().name == "t");
+  CHECK(p.spec().clock_ns == 2.5);
+
+  const auto& r = p.resolved();
+  CHECK(r["name"] == "t");
+  CHECK(r["clock_ns"] == 2.5);
+  const auto& mem = r["modules"]["mem"];
+  CHECK(mem["type"] == "banked_memory");
+  CHECK(mem["size_bytes"] == 4096);  // given
+  // Defaults appear although the scenario does not give them.
+  CHECK(mem["latency"] == 11);
+  CHECK(mem["banks"] == 16);
+  CHECK(mem["word_bytes"] == 8);
+  CHECK(mem["mapping"] == "word");
+  CHECK(mem["shared_ports"] == 1);
+  CHECK(mem["dmi"] == true);
+  // The module clock is inherited from the scenario's clock_ns.
+  CHECK(mem["clock_ns"] == 2.5);
+  const auto& gen = r["modules"]["gen"];
+  CHECK(gen["type"] == "traffic_generator");
+  CHECK(gen["at"] == false);
+  CHECK(gen["clock_ns"] == 2.5);
+  REQUIRE(gen["streams"].size() == 1);
+  CHECK(gen["streams"][0]["kind"] == "linear");
+  CHECK(gen["streams"][0]["count"] == 16);
+  CHECK(gen["streams"][0].contains("write"));
+  CHECK(gen["streams"][0].contains("lanes"));
+  CHECK(gen["streams"][0].contains("seed"));
+  REQUIRE(r["bindings"].size() == 1);
+  CHECK(r["bindings"][0][0] == "gen.out");
+  CHECK(r["bindings"][0][1] == "mem.port0");
+
+  const flynn::run_result res = p.run(0);
+  INFO(res.message);
+  CHECK(res.state == flynn::run_result::status::ok);
+  CHECK(res.cycles > 0);
+  CHECK(res.sim_time_ns == Approx(2.5 * double(res.cycles)));
+}
+
+TEST_CASE("a module clock_ns given explicitly overrides the scenario clock") {
+  temp_folder t("module-clock");
+  const std::string f = t.write("s.json", scenario_text(R"(, "clock_ns": 0.5)", "", R"(
+  "clock_ns": 2.0,)"));
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  CHECK(p.resolved()["modules"]["mem"]["clock_ns"] == 0.5);
+  CHECK(p.resolved()["modules"]["gen"]["clock_ns"] == 2.0);
+}
+
+TEST_CASE("extends and overrides merge: an override wins over the derived file, which wins over the base") {
+  temp_folder t("merge");
+  const std::string base =
+      t.write("base.json", scenario_text(R"(, "banks": 16, "latency": 11, "word_bytes": 8)", "",
+                                         R"(
+  "description": "base description",)"));
+  fs::create_directories(t.dir / "sub");
+  // Paths in extends are relative to the extending file.
+  const std::string derived = t.write("sub/derived.json", R"({
+  "extends": "../base.json",
+  "name": "derived",
+  "modules": {"mem": {"banks": 8, "latency": 20}}
+})");
+  flynn::scenario_doc sd = flynn::load_scenario_doc(derived);
+  flynn::apply_override(sd, "modules.mem.latency=30");
+  flynn::apply_override(sd, "modules.gen.streams.0.stride=16");
+
+  CHECK(sd.doc["modules"]["mem"]["latency"] == 30);
+  CHECK(sd.doc["modules"]["mem"]["banks"] == 8);
+  CHECK(sd.doc["modules"]["mem"]["word_bytes"] == 8);
+  CHECK(sd.doc["modules"]["mem"]["type"] == "banked_memory");
+  CHECK(sd.doc["name"] == "derived");
+  CHECK(sd.doc["description"] == "base description");
+  CHECK_FALSE(sd.doc.contains("extends"));
+  CHECK(sd.origin_of("modules.mem.latency") == "--set modules.mem.latency=30");
+  CHECK(sd.origin_of("modules.mem.banks") == derived);
+  CHECK_THAT(sd.origin_of("modules.mem.word_bytes"), Contains("base.json"));
+  CHECK_THAT(sd.origin_of("modules.gen.streams[0].stride"),
+             Contains("--set modules.gen.streams.0.stride=16"));
+
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  const auto& mem = p.resolved()["modules"]["mem"];
+  CHECK(mem["latency"] == 30);
+  CHECK(mem["banks"] == 8);
+  CHECK(mem["word_bytes"] == 8);
+  CHECK(mem["size_bytes"] == 4096);
+  CHECK(p.resolved()["modules"]["gen"]["streams"][0]["stride"] == 16);
+  CHECK(p.resolved()["modules"]["gen"]["streams"][0]["count"] == 16);
+  CHECK(p.spec().name == "derived");
+  CHECK(p.spec().description == "base description");
+}
+
+TEST_CASE("a scenario without a name takes the file's stem") {
+  temp_folder t("stem-name");
+  const std::string f = t.write("my-scenario.json", R"({
+  "modules": {"mem": {"type": "banked_memory", "size_bytes": 4096},
+              "gen": {"type": "traffic_generator", "streams": [{"count": 4}]}},
+  "bindings": [["gen.out", "mem.port0"]]
+})");
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(f);
+  CHECK(sd.doc["name"] == "my-scenario");
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  CHECK(p.spec().name == "my-scenario");
+}
