@@ -1,6 +1,8 @@
 #include "flynn/common/registry.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/traffic/traffic_generator.h"
+#include "flynn/vector/scalar_unit.h"
+#include "flynn/vector/vector_unit.h"
 
 namespace flynn {
 
@@ -10,6 +12,11 @@ void register_builtin_modules(module_registry& r) {
   r.add<traffic_generator>(
       "traffic_generator",
       "memory traffic initiator: linear, indexed, random and multi-lane request streams");
+  r.add<scalar_unit>("scalar_unit",
+                     "in-order scalar unit of a Cray-style machine; runs the program and dispatches vector instructions");
+  r.add<vector_unit>("vector_unit",
+                     "vector unit: vector registers, VL/VS/VM, pipelined lanes, chaining, memory ports");
+  r.add_link<vec::vector_dispatch_if>("vector_dispatch");
 }
 
 }  // namespace flynn

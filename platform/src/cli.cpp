@@ -160,6 +160,7 @@ int cmd_run(const options& o) {
   stats["result"] = to_string(r.state);
   if (r.failed()) stats["message"] = r.message;
   stats["cycles"] = r.cycles;
+  if (p.runs_program()) stats["instructions"] = p.instructions();
   stats["sim_time_ns"] = r.sim_time_ns;
   stats["checks"] = r.checks;
   stats["modules"] = json::object();
@@ -192,7 +193,8 @@ int cmd_run(const options& o) {
 
   if (r.failed()) std::cerr << "flynn: " << p.spec().name << ": " << to_string(r.state) << ": " << r.message << "\n";
   if (!o.quiet) {
-    std::cout << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles << " cycles ("
+    std::cout << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles << " cycles"
+              << (p.runs_program() ? ", " + std::to_string(p.instructions()) + " instructions" : "") << " ("
               << r.sim_time_ns << " ns simulated), " << std::fixed << std::setprecision(3) << wall
               << " s host, " << std::setprecision(0) << (wall > 0 ? r.cycles / wall : 0.0)
               << " cycles/s, peak " << std::setprecision(1) << peak_rss_mb() << " MB\n";

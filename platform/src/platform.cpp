@@ -11,6 +11,7 @@
 #include "flynn/platform/checks.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/json_params.h"
+#include "flynn/platform/workload.h"
 
 using nlohmann::json;
 
@@ -41,10 +42,14 @@ using base_initiator = tlm::tlm_base_initiator_socket_b<32, tlm::tlm_fw_transpor
 using base_target = tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>,
                                                   tlm::tlm_bw_transport_if<>>;
 
-std::vector<std::string> socket_names(const sc_core::sc_object& m) {
+// Sockets and link ports/exports of a module: everything a binding may name.
+std::vector<std::string> socket_names(const sc_core::sc_object& m, const std::vector<link_type>& links) {
   std::vector<std::string> n;
-  for (const auto* c : m.get_child_objects())
-    if (dynamic_cast<const tlm::tlm_base_socket_if*>(c)) n.push_back(c->basename());
+  for (auto* c : m.get_child_objects()) {
+    bool is = dynamic_cast<const tlm::tlm_base_socket_if*>(c) != nullptr;
+    for (const auto& l : links) is = is || l.is_port(c) || l.is_export(c);
+    if (is) n.push_back(c->basename());
+  }
   return n;
 }
 
@@ -57,7 +62,7 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 platform::platform(const scenario_doc& sd, const module_registry& registry)
-    : sd_(sd), spec_(parse_scenario(sd)) {
+    : sd_(sd), spec_(parse_scenario(sd)), links_types_(registry.links()) {
   resolved_ = json::object();
   resolved_["name"] = spec_.name;
   resolved_["description"] = spec_.description;
@@ -107,6 +112,10 @@ platform::platform(const scenario_doc& sd, const module_registry& registry)
   bind_all();
   resolved_["bindings"] = json::array();
   for (const auto& b : spec_.bindings) resolved_["bindings"].push_back({b.initiator, b.target});
+  if (spec_.workload) {
+    workload_ = load_workload(*this, sd, *spec_.workload);
+    resolved_["workload"] = *spec_.workload;
+  }
 }
 
 platform::~platform() = default;
@@ -138,9 +147,9 @@ void platform::bind_all() {
                                         joined(instances) + ")",
                         "'" + ref + "'");
     const std::string sock = ref.substr(dot + 1);
+    const auto names = socket_names(*m, links_types_);
     for (auto* c : m->get_child_objects())
-      if (c->basename() == sock && dynamic_cast<tlm::tlm_base_socket_if*>(c)) return c;
-    const auto names = socket_names(*m);
+      if (c->basename() == sock && std::find(names.begin(), names.end(), sock) != names.end()) return c;
     const std::string hint = did_you_mean(sock, names);
     throw input_error(file, path, "a socket of " + ref.substr(0, dot) + " (" + joined(names) + ")" +
                                       (hint.empty() ? "" : "; " + hint),
@@ -150,6 +159,24 @@ void platform::bind_all() {
     const std::string file = sd_.origin_of(b.path);
     sc_core::sc_object* io = locate(b, 0);
     sc_core::sc_object* to = locate(b, 1);
+    const link_type* link = nullptr;
+    for (const auto& l : links_types_)
+      if (l.is_port(io) || l.is_export(io) || l.is_port(to) || l.is_export(to)) link = &l;
+    if (link) {  // a non-TLM link: port -> export of one interface
+      if (!link->is_port(io))
+        throw input_error(file, index_path(b.path, 0), "a " + link->interface_name + " port",
+                          "'" + b.initiator + "', a " + std::string(io->kind()));
+      if (!link->is_export(to))
+        throw input_error(file, index_path(b.path, 1), "a " + link->interface_name + " export",
+                          "'" + b.target + "', a " + std::string(to->kind()));
+      for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
+        if (!bound.insert(ref).second)
+          throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
+                            "a socket bound only once", "'" + ref + "' bound again");
+      link->bind(io, to);
+      links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
+      continue;
+    }
     auto* i = dynamic_cast<base_initiator*>(io);
     auto* t = dynamic_cast<base_target*>(to);
     if (!i)
@@ -167,7 +194,7 @@ void platform::bind_all() {
     links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
   }
   for (auto* m : modules_)
-    for (const auto& s : socket_names(*m)) {
+    for (const auto& s : socket_names(*m, links_types_)) {
       const std::string ref = std::string(m->basename()) + "." + s;
       if (!bound.count(ref))
         throw input_error(sd_.origin_of("bindings"), "bindings",
@@ -221,6 +248,21 @@ run_result platform::run(std::uint64_t max_cycles) {
   return r;
 }
 
-void platform::verify(run_result& r) const { run_functional_checks(*this, r); }
+void platform::verify(run_result& r) const {
+  run_functional_checks(*this, r);
+  if (!r.failed() && workload_) workload_->check(*this, r);
+}
+
+bool platform::runs_program() const {
+  for (auto* m : modules_)
+    if (m->runs_program()) return true;
+  return false;
+}
+
+std::uint64_t platform::instructions() const {
+  std::uint64_t n = 0;
+  for (auto* m : modules_) n += m->instructions_retired();
+  return n;
+}
 
 }  // namespace flynn

@@ -183,7 +183,7 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
 namespace {
 
 const std::vector<std::string> top_keys = {"name", "description", "clock_ns", "max_cycles",
-                                           "modules", "bindings"};
+                                           "modules", "bindings", "workload"};
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -202,7 +202,7 @@ scenario parse_scenario(const scenario_doc& sd) {
   for (auto it = d.begin(); it != d.end(); ++it)
     if (std::find(top_keys.begin(), top_keys.end(), it.key()) == top_keys.end()) {
       const std::string hint = did_you_mean(it.key(), top_keys);
-      fail(it.key(), "one of the scenario keys (name, description, clock_ns, max_cycles, modules, bindings)" +
+      fail(it.key(), "one of the scenario keys (name, description, clock_ns, max_cycles, modules, bindings, workload)" +
                          (hint.empty() ? "" : "; " + hint),
            "unknown key '" + it.key() + "'");
     }
@@ -254,6 +254,10 @@ scenario parse_scenario(const scenario_doc& sd) {
         fail(path, "a pair [\"initiator.socket\", \"target.socket\"]", json_kind(e));
       s.bindings.push_back({e[0].get<std::string>(), e[1].get<std::string>(), path});
     }
+  }
+  if (d.contains("workload")) {
+    if (!d["workload"].is_object()) fail("workload", "an object (program, core, memory, init, expect)", json_kind(d["workload"]));
+    s.workload = &d["workload"];
   }
   return s;
 }

@@ -12,6 +12,7 @@
 #include "flynn/common/module.h"
 #include "flynn/common/registry.h"
 #include "flynn/platform/scenario.h"
+#include "flynn/platform/workload.h"
 
 namespace flynn {
 
@@ -43,6 +44,9 @@ class platform {
   module* target_of(const std::string& initiator_socket) const;
 
   void attach_trace(trace_sink& sink);
+  // Whether a programmable block runs a program, and the instructions it executed.
+  bool runs_program() const;
+  std::uint64_t instructions() const;
   // Runs to completion (or max_cycles, 0: no limit), then checks functional results.
   run_result run(std::uint64_t max_cycles);
 
@@ -57,6 +61,8 @@ class platform {
   std::unique_ptr<top_module> top_;
   std::vector<module*> modules_;
   std::vector<std::pair<std::string, std::string>> links_;  // initiator socket -> target instance
+  std::vector<link_type> links_types_;
+  std::unique_ptr<workload> workload_;
 };
 
 }  // namespace flynn

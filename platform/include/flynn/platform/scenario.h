@@ -41,6 +41,7 @@ struct scenario {
   std::uint64_t max_cycles = 0;
   std::vector<module_spec> modules;
   std::vector<binding_spec> bindings;
+  const nlohmann::json* workload = nullptr;  // "workload" object, when present
 };
 
 // Checks the top level and returns the typed view (module parameters are bound later).

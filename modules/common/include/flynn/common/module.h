@@ -42,6 +42,9 @@ class module : public sc_core::sc_module {
   // Work the module still had when simulation stopped ("" when none). A non-empty answer
   // after the kernel ran out of events means the platform deadlocked.
   virtual std::string pending_work() const { return {}; }
+  // Programmable blocks: instructions executed (stats.json top-level "instructions").
+  virtual bool runs_program() const { return false; }
+  virtual std::uint64_t instructions_retired() const { return 0; }
 
  protected:
   // Reports a simulated fault (bad address, protocol violation seen by this module...).

@@ -23,8 +23,29 @@ struct module_type {
   std::function<module*(const char* instance, param_visitor& binder)> create;
 };
 
+// A non-TLM link between modules (an sc_port bound to an sc_export of one interface),
+// bound by name like sockets.
+struct link_type {
+  std::string interface_name;
+  std::function<bool(sc_core::sc_object*)> is_port, is_export;
+  std::function<void(sc_core::sc_object* port, sc_core::sc_object* exp)> bind;
+};
+
 class module_registry {
  public:
+  template <class IF>
+  void add_link(const std::string& interface_name) {
+    link_type l;
+    l.interface_name = interface_name;
+    l.is_port = [](sc_core::sc_object* o) { return dynamic_cast<sc_core::sc_port_b<IF>*>(o) != nullptr; };
+    l.is_export = [](sc_core::sc_object* o) { return dynamic_cast<sc_core::sc_export<IF>*>(o) != nullptr; };
+    l.bind = [](sc_core::sc_object* p, sc_core::sc_object* e) {
+      dynamic_cast<sc_core::sc_port_b<IF>*>(p)->bind(*dynamic_cast<sc_core::sc_export<IF>*>(e));
+    };
+    links_.push_back(std::move(l));
+  }
+  const std::vector<link_type>& links() const { return links_; }
+
   template <class M>
   void add(const std::string& name, const std::string& description) {
     using P = typename M::params;
@@ -59,6 +80,7 @@ class module_registry {
 
  private:
   std::map<std::string, module_type> types_;
+  std::vector<link_type> links_;
 };
 
 // Registers every module type shipped with Flynn.

@@ -1,0 +1,94 @@
+// In-order scalar unit of the Cray-style machine (the "strong ox"). It runs the one
+// instruction stream: scalar instructions itself, vector instructions dispatched in order
+// to the vector unit, at most one instruction issued per cycle. Timing rule (the
+// lecture's): an instruction starts when the previous scalar instruction has completed,
+// except that a memory instruction may start one cycle after a preceding independent
+// memory instruction (the memory then decides when its bank and port serve it).
+// See docs/modules/scalar_unit.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/vector/dispatch.h"
+#include "flynn/vector/isa.h"
+
+namespace flynn {
+
+struct scalar_unit_params {
+  unsigned lat_add = 4;      // add, sub
+  unsigned lat_logic = 1;    // and, or, xor, slt, seq, packed compare/logic
+  unsigned lat_shift = 1;
+  unsigned lat_mul = 6;
+  unsigned lat_fadd = 6, lat_fmul = 7;
+  unsigned lat_branch = 2;   // dbnz, beqz, bnez, br
+  unsigned lat_other = 1;    // li, mov, halt
+  unsigned lat_packed = 1;   // packed add/sub; pmaddwd uses lat_mul
+  unsigned quantum = 1000;   // cycles of temporal decoupling before synchronising
+  double clock_ns = 1.0;
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const { return {}; }
+};
+
+class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = scalar_unit_params;
+  tlm::tlm_initiator_socket<32> mem;              // data memory
+  sc_core::sc_port<vec::vector_dispatch_if> vpu;  // vector instruction dispatch
+
+  scalar_unit(const sc_core::sc_module_name& name, const params& p);
+
+  // The program to run (before simulation starts).
+  void load(const vec::program& prog);
+  std::uint64_t reg(unsigned i) const { return r_[i]; }
+  std::uint64_t instructions() const { return instructions_.value(); }
+  bool done() const { return done_; }
+  // A simulated fault, when the run ended with one ("" otherwise).
+  const std::string& fault_report() const { return fault_; }
+
+  std::string pending_work() const override;
+  bool runs_program() const override { return loaded_; }
+  std::uint64_t instructions_retired() const override { return instructions_.value(); }
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  void run();
+  bool step(std::uint64_t& pc);
+  std::uint64_t exec_memory(const vec::instr& in, std::uint64_t t, bool& ok);
+  std::uint64_t exec_alu(const vec::instr& in, std::uint64_t t);
+  unsigned latency(vec::op o) const;
+  void stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what);
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                     sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+  params p_;
+  vec::program prog_;
+  bool loaded_ = false, done_ = false;
+  std::string fault_;
+  std::array<std::uint64_t, 16> r_{};
+  std::array<std::uint64_t, 16> ready_{};  // cycle each scalar register is available
+  std::uint64_t issue_slot_ = 0;           // earliest cycle for the next issue
+  std::uint64_t scalar_done_ = 0;          // all scalar instructions so far completed by
+  // The previous instruction, for the memory-overlap rule.
+  bool prev_mem_ = false;
+  std::uint64_t prev_mem_issue_ = 0;
+  int prev_load_dst_ = -1;
+  std::uint32_t pc_now_ = 0;
+
+  stat_counter instructions_, scalar_instr_, vector_instr_, mem_instr_, branches_taken_,
+      overlapped_mem_;
+  trace_signal pc_sig_, issue_sig_;
+};
+
+}  // namespace flynn

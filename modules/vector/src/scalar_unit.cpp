@@ -1,0 +1,274 @@
+#include "flynn/vector/scalar_unit.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace flynn {
+
+using vec::op;
+
+void scalar_unit_params::visit(param_visitor& v) {
+  param(v, {"lat_add", "cycles", "add and subtract"}, lat_add, 1, 1000);
+  param(v, {"lat_logic", "cycles", "logic, compare-and-set, packed compare and logic"}, lat_logic, 1, 1000);
+  param(v, {"lat_shift", "cycles", "shifts"}, lat_shift, 1, 1000);
+  param(v, {"lat_mul", "cycles", "integer multiply and packed multiply-add"}, lat_mul, 1, 1000);
+  param(v, {"lat_fadd", "cycles", "floating-point add and subtract"}, lat_fadd, 1, 1000);
+  param(v, {"lat_fmul", "cycles", "floating-point multiply"}, lat_fmul, 1, 1000);
+  param(v, {"lat_branch", "cycles", "branches, including decrement-and-branch"}, lat_branch, 1, 1000);
+  param(v, {"lat_other", "cycles", "load immediate, move, halt"}, lat_other, 1, 1000);
+  param(v, {"lat_packed", "cycles", "packed add and subtract"}, lat_packed, 1, 1000);
+  param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
+  mem.bind(*this);
+  SC_HAS_PROCESS(scalar_unit);
+  SC_THREAD(run);
+  stats_.add("instructions", instructions_, "instructions", "instructions executed (scalar and vector)");
+  stats_.add("scalar_instructions", scalar_instr_, "instructions", "instructions executed by the scalar unit");
+  stats_.add("vector_instructions", vector_instr_, "instructions", "instructions dispatched to the vector unit");
+  stats_.add("memory_instructions", mem_instr_, "instructions", "scalar loads and stores");
+  stats_.add("overlapped_memory", overlapped_mem_, "instructions",
+             "memory instructions issued one cycle after an independent memory instruction");
+  stats_.add("branches_taken", branches_taken_, "branches", "taken branches");
+}
+
+void scalar_unit::load(const vec::program& prog) {
+  prog_ = prog;
+  loaded_ = true;
+}
+
+std::string scalar_unit::pending_work() const {
+  if (done_ || !loaded_) return {};
+  return "program not finished at PC " + std::to_string(pc_now_) + " (" +
+         (pc_now_ < prog_.code.size() ? prog_.code[pc_now_].text : std::string("end")) + ")";
+}
+
+unsigned scalar_unit::latency(op o) const {
+  switch (o) {
+    case op::add: case op::sub: return p_.lat_add;
+    case op::and_: case op::or_: case op::xor_: case op::slt: case op::seq:
+    case op::pcmpeq: case op::pcmpgt: case op::pand: case op::pandn: case op::por:
+      return p_.lat_logic;
+    case op::shl: case op::shr: case op::sra: return p_.lat_shift;
+    case op::mul: case op::pmaddwd: return p_.lat_mul;
+    case op::fadd: case op::fsub: return p_.lat_fadd;
+    case op::fmul: return p_.lat_fmul;
+    case op::dbnz: case op::beqz: case op::bnez: case op::br: return p_.lat_branch;
+    case op::padd: case op::psub: return p_.lat_packed;
+    default: return p_.lat_other;
+  }
+}
+
+namespace {
+double as_double(std::uint64_t x) {
+  double d;
+  std::memcpy(&d, &x, 8);
+  return d;
+}
+std::uint64_t as_bits(double d) {
+  std::uint64_t x;
+  std::memcpy(&x, &d, 8);
+  return x;
+}
+
+// Packed SIMD on a 64-bit register: element-wise over `w`-bit fields.
+template <class F>
+std::uint64_t packed(std::uint64_t a, std::uint64_t b, unsigned w, F f) {
+  const std::uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
+  std::uint64_t r = 0;
+  for (unsigned s = 0; s < 64; s += w) r |= (f((a >> s) & mask, (b >> s) & mask, w) & mask) << s;
+  return r;
+}
+std::int64_t sext(std::uint64_t x, unsigned w) {
+  const unsigned sh = 64 - w;
+  return static_cast<std::int64_t>(x << sh) >> sh;
+}
+}  // namespace
+
+std::uint64_t scalar_unit::exec_alu(const vec::instr& in, std::uint64_t t) {
+  const std::uint64_t a = r_[in.ra];
+  const std::uint64_t b = in.kind == vec::src2::imm ? static_cast<std::uint64_t>(in.imm) : r_[in.rb];
+  const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+  std::uint64_t v = 0;
+  switch (in.code) {
+    case op::li: v = static_cast<std::uint64_t>(in.imm); break;
+    case op::mov: v = a; break;
+    case op::add: v = a + b; break;
+    case op::sub: v = a - b; break;
+    case op::mul: v = a * b; break;
+    case op::and_: v = a & b; break;
+    case op::or_: v = a | b; break;
+    case op::xor_: v = a ^ b; break;
+    case op::shl: v = a << (b & 63); break;
+    case op::shr: v = a >> (b & 63); break;
+    case op::sra: v = static_cast<std::uint64_t>(sa >> (b & 63)); break;
+    case op::fadd: v = as_bits(as_double(a) + as_double(b)); break;
+    case op::fsub: v = as_bits(as_double(a) - as_double(b)); break;
+    case op::fmul: v = as_bits(as_double(a) * as_double(b)); break;
+    case op::slt: v = sa < sb; break;
+    case op::seq: v = a == b; break;
+    case op::padd: v = packed(a, b, in.width, [](std::uint64_t x, std::uint64_t y, unsigned) { return x + y; }); break;
+    case op::psub: v = packed(a, b, in.width, [](std::uint64_t x, std::uint64_t y, unsigned) { return x - y; }); break;
+    case op::pcmpeq: v = packed(a, b, in.width, [](std::uint64_t x, std::uint64_t y, unsigned) { return x == y ? ~0ull : 0ull; }); break;
+    case op::pcmpgt: v = packed(a, b, in.width, [](std::uint64_t x, std::uint64_t y, unsigned w) { return sext(x, w) > sext(y, w) ? ~0ull : 0ull; }); break;
+    case op::pand: v = a & b; break;
+    case op::pandn: v = ~a & b; break;
+    case op::por: v = a | b; break;
+    case op::pmaddwd:
+      for (unsigned j = 0; j < 2; ++j) {
+        std::int64_t s = 0;
+        for (unsigned k = 0; k < 2; ++k) {
+          const unsigned sh = 32 * j + 16 * k;
+          s += sext((a >> sh) & 0xffff, 16) * sext((b >> sh) & 0xffff, 16);
+        }
+        v |= (static_cast<std::uint64_t>(s) & 0xffffffffull) << (32 * j);
+      }
+      break;
+    default: break;
+  }
+  r_[in.rd] = v;
+  return t + latency(in.code);
+}
+
+std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bool& ok) {
+  const std::uint64_t addr = (in.ra == vec::no_reg ? 0 : r_[in.ra]) + static_cast<std::uint64_t>(in.post_inc ? 0 : in.imm);
+  std::uint64_t data = in.code == op::st ? r_[in.rb] : 0;
+  tlm::tlm_generic_payload gp;
+  gp.set_command(in.code == op::st ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
+  gp.set_data_length(8);
+  gp.set_streaming_width(8);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  ok = true;
+  if (addr % 8 != 0) {
+    char a[32];
+    std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
+    stop_with_fault(in, pc_now_, std::string("misaligned address ") + a);
+    ok = false;
+    return t;
+  }
+  sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
+  mem->b_transport(gp, delay);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+    char a[32];
+    std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
+    stop_with_fault(in, pc_now_, std::string("address ") + a + ": " + gp.get_response_string());
+    ok = false;
+    return t;
+  }
+  if (in.code == op::ld) r_[in.rd] = data;
+  if (in.post_inc) r_[in.ra] += 8;
+  return to_cycles(sc_core::sc_time_stamp() + delay);
+}
+
+void scalar_unit::stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what) {
+  if (fault_.empty())
+    fault_ = "PC " + std::to_string(pc) + " (line " + std::to_string(in.line) + ": " + in.text + "): " + what;
+}
+
+// Executes the instruction at pc; returns false when the program ends or faults.
+bool scalar_unit::step(std::uint64_t& pc) {
+  if (pc >= prog_.code.size()) return false;
+  const vec::instr& in = prog_.code[pc];
+  pc_now_ = static_cast<std::uint32_t>(pc);
+  ++instructions_;
+  std::uint64_t next = pc + 1;
+  if (vec::is_vector(in.code)) {
+    ++vector_instr_;
+    vec::scalar_operands ops;
+    ops.base = (in.ra == vec::no_reg ? 0 : r_[in.ra]) + static_cast<std::uint64_t>(in.imm);
+    if (in.code == op::setvl || in.code == op::setvs)
+      ops.value = in.kind == vec::src2::imm ? static_cast<std::uint64_t>(in.imm) : r_[in.ra];
+    else if (in.kind == vec::src2::reg)
+      ops.value = r_[in.rb];
+    const std::uint64_t earliest = std::max(issue_slot_, scalar_done_);
+    const vec::dispatch_result res = vpu->dispatch(in, ops, earliest);
+    if (!res.fault.empty()) {
+      stop_with_fault(in, pc_now_, res.fault);
+      return false;
+    }
+    issue_slot_ = res.issued + 1;
+    if (res.writes_scalar) {
+      r_[in.rd] = res.scalar_value;
+      ready_[in.rd] = res.scalar_ready;
+      scalar_done_ = std::max(scalar_done_, res.scalar_ready);
+    }
+    issue_sig_.set(cycles(res.issued), pc);
+    prev_mem_ = false;
+  } else {
+    ++scalar_instr_;
+    std::uint64_t t = issue_slot_;
+    // Sources written by the vector unit (vmpop, setvl rd) become ready late.
+    for (std::uint8_t s : {in.ra, in.rb})
+      if (s < 16) t = std::max(t, ready_[s]);
+    const bool is_mem = vec::is_scalar_memory(in.code);
+    const bool depends = prev_load_dst_ >= 0 &&
+                         (in.ra == prev_load_dst_ || (in.code == op::st && in.rb == prev_load_dst_));
+    if (is_mem && prev_mem_ && !depends) {
+      t = std::max(t, prev_mem_issue_ + 1);  // the memory system pipelines
+      ++overlapped_mem_;
+    } else {
+      t = std::max(t, scalar_done_);  // one instruction at a time
+    }
+    std::uint64_t done;
+    if (is_mem) {
+      ++mem_instr_;
+      bool ok = true;
+      done = exec_memory(in, t, ok);
+      if (!ok) return false;
+      prev_mem_issue_ = t;
+      prev_load_dst_ = in.code == op::ld ? in.rd : -1;
+    } else if (vec::is_branch(in.code)) {
+      bool taken = true;
+      if (in.code == op::dbnz) taken = --r_[in.ra] != 0;
+      else if (in.code == op::beqz) taken = r_[in.ra] == 0;
+      else if (in.code == op::bnez) taken = r_[in.ra] != 0;
+      if (taken) {
+        next = in.target;
+        ++branches_taken_;
+      }
+      done = t + latency(in.code);
+    } else if (in.code == op::halt) {
+      done = t + latency(in.code);
+      next = prog_.code.size();
+    } else {
+      done = exec_alu(in, t);
+    }
+    prev_mem_ = is_mem;
+    if (!is_mem) prev_load_dst_ = -1;
+    issue_sig_.set(cycles(t), pc);
+    scalar_done_ = std::max(scalar_done_, done);
+    issue_slot_ = t + 1;
+  }
+  pc = next;
+  return true;
+}
+
+void scalar_unit::run() {
+  if (!loaded_) return;
+  std::uint64_t pc = 0;
+  while (step(pc)) {
+    // Temporal decoupling: synchronise once the local time runs a quantum ahead.
+    const sc_core::sc_time local = cycles(issue_slot_);
+    if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+  }
+  if (!fault_.empty()) {
+    const sc_core::sc_time at = cycles(issue_slot_);
+    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+    fault(fault_);
+    return;
+  }
+  const std::uint64_t end = std::max(scalar_done_, vpu->drain_cycle());
+  if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
+  done_ = true;
+}
+
+void scalar_unit::attach_trace(trace_sink& sink) {
+  issue_sig_.attach(&sink, name(), "issue_pc", 16);
+}
+
+}  // namespace flynn
