@@ -20,8 +20,15 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "flynn/common/registry.h"
 #include "flynn/memory/banked_memory.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/scenario.h"
 #include "flynn/traffic/traffic_generator.h"
+
+#ifndef FLYNN_SOURCE_DIR
+#define FLYNN_SOURCE_DIR "."
+#endif
 
 using nlohmann::json;
 
@@ -86,11 +93,39 @@ json case_memory(std::uint64_t n, bool at) {
           {"unit", "transactions/s"}};
 }
 
+// Strip-mined DAXPY over n elements on the chained 2-load + 1-store-port vector machine,
+// through the whole platform (scenario, assembler, golden check after the timed part).
+json case_daxpy(std::uint64_t n) {
+  flynn::scenario_doc sd = flynn::load_scenario_doc(FLYNN_SOURCE_DIR "/scenarios/vector/daxpy.json");
+  const std::uint64_t y = 24 + 8 * n;
+  for (const std::string& s :
+       {"modules.mem.size_bytes=" + std::to_string(y + 8 * n + 8), "workload.init.0.values=[" + std::to_string(n) + "]",
+        "workload.init.1.random_doubles=" + std::to_string(n), "workload.init.2.values=[" + std::to_string(y) + "]",
+        "workload.init.3.address=" + std::to_string(y), "workload.init.3.random_doubles=" + std::to_string(n)})
+    flynn::apply_override(sd, s);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  const auto t0 = std::chrono::steady_clock::now();
+  flynn::run_result r = p.simulate(0);
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.failed()) throw std::runtime_error("daxpy: " + r.message);
+  p.verify(r);
+  if (r.failed()) throw std::runtime_error("daxpy: " + r.message);
+  std::uint64_t ops = 0;
+  for (auto* m : p.modules())
+    for (const auto& e : m->stats().entries())
+      if (e.name == "element_ops") ops += e.counter->value();
+  return {{"elements", n}, {"element_ops", ops}, {"cycles", r.cycles}, {"instructions", p.instructions()},
+          {"seconds", sec}, {"rate", double(ops) / sec}, {"unit", "element ops/s"}};
+}
+
 json run_case(const std::string& name, std::uint64_t n) {
   json r;
   if (name == "kernel") r = case_kernel(n);
   else if (name == "memory_lt") r = case_memory(n, false);
   else if (name == "memory_at") r = case_memory(n, true);
+  else if (name == "vector_daxpy") r = case_daxpy(n);
   else throw std::runtime_error("unknown case " + name);
   r["case"] = name;
   r["peak_rss_mb"] = peak_rss_mb();
@@ -157,9 +192,10 @@ int sc_main(int argc, char* argv[]) {
         {"kernel", "SystemC kernel: clocked process activations", 20000000 / scale, 0, 0},
         {"memory_lt", "banked memory + traffic, LT (temporal decoupling)", 10000000 / scale, 10e6, 100},
         {"memory_at", "banked memory + traffic, AT (4-phase)", 10000000 / scale, 1e6, 100},
+        {"vector_daxpy", "vector machine: strip-mined DAXPY, chained, 3 ports", 1048576 / scale, 10e6, 1e9},
     };
     json all = json::array();
-    std::cout << std::left << std::setw(12) << "case" << std::setw(52) << "what" << std::right
+    std::cout << std::left << std::setw(14) << "case" << std::setw(52) << "what" << std::right
               << std::setw(14) << "count" << std::setw(10) << "seconds" << std::setw(16) << "rate/s"
               << std::setw(12) << "target/s" << std::setw(10) << "peak MB" << "\n";
     double kernel_rate = 0;
@@ -172,7 +208,7 @@ int sc_main(int argc, char* argv[]) {
       }
       if (p.name == "kernel") kernel_rate = r["rate"].get<double>();
       else if (kernel_rate > 0) r["ratio_to_kernel"] = r["rate"].get<double>() / kernel_rate;
-      std::cout << std::left << std::setw(12) << p.name << std::setw(52) << p.what << std::right
+      std::cout << std::left << std::setw(14) << p.name << std::setw(52) << p.what << std::right
                 << std::setw(14) << p.n << std::setw(10) << std::fixed << std::setprecision(2)
                 << r["seconds"].get<double>() << std::setw(16) << std::setprecision(0)
                 << r["rate"].get<double>() << std::setw(12)

@@ -99,7 +99,7 @@ std::string scenario_text(const std::string& mem_extra = "", const std::string& 
 
 // ------------------------------------------------------------------------ top level
 
-TEST_CASE("unknown top-level key: names file and key, suggests the nearest key") {
+TEST_CASE("unknown top-level key: names file and key - suggests the nearest key") {
   temp_folder t("unknown-top-key");
   const std::string f = t.write("s.json", R"({
   "name": "t",
@@ -379,7 +379,7 @@ TEST_CASE("override without '='") {
 
 // ------------------------------------------------------------------------ valid scenarios
 
-TEST_CASE("a valid scenario elaborates, resolves every default and runs") {
+TEST_CASE("a valid scenario elaborates - resolves every default and runs") {
   temp_folder t("valid");
   const std::string f = t.write("s.json", scenario_text("", "", R"(
   "clock_ns": 2.5,)"));
@@ -443,7 +443,7 @@ TEST_CASE("a module clock_ns given explicitly overrides the scenario clock") {
   CHECK(p.resolved()["modules"]["gen"]["clock_ns"] == 2.0);
 }
 
-TEST_CASE("extends and overrides merge: an override wins over the derived file, which wins over the base") {
+TEST_CASE("extends and overrides merge: an override wins over the derived file - which wins over the base") {
   temp_folder t("merge");
   const std::string base =
       t.write("base.json", scenario_text(R"(, "banks": 16, "latency": 11, "word_bytes": 8)", "",

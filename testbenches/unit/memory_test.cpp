@@ -46,7 +46,7 @@ TEST_CASE("stride 1 over 16 banks with latency 11 returns one element per cycle"
   CHECK(flynn::stats_to_json(mem.stats())["elements_per_cycle"].get<double>() == Approx(1.0));
 }
 
-TEST_CASE("8 banks with latency 11 serve 8 requests, then stall 3 cycles") {
+TEST_CASE("8 banks with latency 11 serve 8 requests - then stall 3 cycles") {
   banked_memory mem("mem", memory_params(8, 11));
   std::vector<std::uint64_t> done;
   initiator ini("ini", [&](initiator& i) {
@@ -198,7 +198,7 @@ TEST_CASE("multiported banks let two ports use one bank at once; shared banks co
   CHECK(stat(shared, "bank_conflicts") == 1);
 }
 
-TEST_CASE("port kinds: a load port refuses writes, a store port refuses reads") {
+TEST_CASE("port kinds: a load port refuses writes - a store port refuses reads") {
   auto p = memory_params(16, 11);
   p.shared_ports = 0;
   p.load_ports = 1;
@@ -225,7 +225,7 @@ TEST_CASE("port kinds: a load port refuses writes, a store port refuses reads") 
   CHECK(stat(mem, "errors") == 2);
 }
 
-TEST_CASE("error responses: address, byte enable, burst, generic; never an abort") {
+TEST_CASE("error responses: address - byte enable - burst - generic; never an abort") {
   banked_memory mem("mem", memory_params(16, 11));
   std::vector<tlm::tlm_response_status> got;
   initiator ini("ini", [&](initiator& i) {
@@ -274,7 +274,7 @@ TEST_CASE("error responses: address, byte enable, burst, generic; never an abort
   CHECK(stat(mem, "reads") == 0);
 }
 
-TEST_CASE("AT: END_REQ back-pressure while the port is busy, BEGIN_RESP after the latency") {
+TEST_CASE("AT: END_REQ back-pressure while the port is busy - BEGIN_RESP after the latency") {
   auto p = memory_params(16, 11);
   p.word_bytes = 4;
   p.bank_busy = 1;

@@ -15,7 +15,7 @@ traffic_generator::params one_stream(traffic_stream s) {
 }
 }  // namespace
 
-TEST_CASE("cursor: linear with wrap, negative stride, indexed and multi-lane addresses") {
+TEST_CASE("cursor: linear with wrap - negative stride - indexed and multi-lane addresses") {
   traffic_stream s;
   s.stride = 16;
   s.count = 5;
@@ -105,7 +105,7 @@ TEST_CASE("the outstanding limit throttles a latency-bound stream") {
   CHECK(flynn::stats_to_json(gen.stats())["requests"] == 64);
 }
 
-TEST_CASE("an error response is a simulated fault naming request, address and status") {
+TEST_CASE("an error response is a simulated fault naming request - address and status") {
   traffic_stream s;
   s.base = 4096 - 8;
   s.count = 3;

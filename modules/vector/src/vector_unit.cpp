@@ -489,6 +489,11 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
           indexed ? ops.base + vr_[index_reg][e] * 8
                   : ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) *
                                                           static_cast<std::int64_t>(vs_) * 8);
+      if (addr % 8 != 0) {
+        char a[32];
+        std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
+        return "element " + std::to_string(e) + ": misaligned address " + a;
+      }
       ext.address[lane] = addr;
       ext.active_mask |= 1u << lane;
       if (store) {

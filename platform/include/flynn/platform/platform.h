@@ -49,11 +49,13 @@ class platform {
   std::uint64_t instructions() const;
   // Runs to completion (or max_cycles, 0: no limit), then checks functional results.
   run_result run(std::uint64_t max_cycles);
+  // The two halves of run(): simulation alone, and the functional checks of a finished run.
+  run_result simulate(std::uint64_t max_cycles);
+  void verify(run_result& r) const;
 
  private:
   struct top_module;
   void bind_all();
-  void verify(run_result& r) const;
 
   const scenario_doc& sd_;
   scenario spec_;
