@@ -117,7 +117,11 @@ void vcd_writer::write_vcd(std::ostream& os) const {
 }
 
 void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const {
-  os << "[*] GTKWave view written by Flynn: one group per module\n";
+  // The view shows the signals that change during the run (the VCD has them all).
+  std::vector<bool> active(signals_.size(), false);
+  for (const event& e : events_)
+    if (e.value != 0) active[static_cast<std::size_t>(e.handle)] = true;
+  os << "[*] GTKWave view written by Flynn: one group per module, signals that change\n";
   os << "[dumpfile] \"" << vcd_name << "\"\n";
   os << "[timestart] 0\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";
   std::vector<std::string> scopes;
@@ -126,8 +130,9 @@ void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const
   std::sort(scopes.begin(), scopes.end());
   for (const auto& scope : scopes) {
     os << "@800200\n-" << scope << "\n";
-    for (const signal& s : signals_) {
-      if (s.scope != scope) continue;
+    for (std::size_t i = 0; i < signals_.size(); ++i) {
+      const signal& s = signals_[i];
+      if (s.scope != scope || !active[i]) continue;
       os << (s.width == 1 ? "@28\n" : "@24\n") << full_name(s) << "\n";
     }
     os << "@1000200\n-" << scope << "\n";

@@ -70,4 +70,10 @@ expect vector/gather_scatter top.vpu memory_elements=20
 expect vector/bank_conflicts_stride16 top.mem bank_conflicts=63 bank_stall_cycles=630
 expect vector/bank_conflicts_stride17 top.mem bank_conflicts=0
 expect vector/bank_conflicts_8banks top.mem bank_conflicts=14 bank_stall_cycles=42
+# packed SIMD: 8 pixels per instruction sequence vs one pixel at a time.
+expect vector/mmx_blend top.cpu instructions=261
+expect vector/mmx_blend_scalar top.cpu instructions=2484
+# array (4 PEs, same op across space) vs vector (pipelined units across time).
+expect vector/array_vs_vector_array top.vpu fu_add_busy_cycles=1 fu_mul_busy_cycles=1 peak_element_ops_per_cycle=4
+expect vector/array_vs_vector_vector top.vpu fu_add_busy_cycles=4 fu_mul_busy_cycles=4 peak_element_ops_per_cycle=1
 exit $fail

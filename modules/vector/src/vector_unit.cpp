@@ -74,6 +74,7 @@ struct vector_unit::mem_port {
   stat_counter elements, busy_cycles, instructions;
   trace_signal busy;
   mem_port(const char* n, kind_t k) : kind(k), socket(n) { socket.bind(bw); }
+  trace_signal element;
   bool can(bool store_op) const { return kind == shared || (store_op ? kind == store : kind == load); }
 };
 
@@ -548,6 +549,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       if (p_.queue_depth) port->waiting.push_back(s);
     }
     count_ops(s, n);
+    port->element.set(cycles(s), elems[g]);
     element_ops_ += n;
     mem_elements_ += n;
     port->elements += n;
@@ -580,8 +582,10 @@ void vector_unit::attach_trace(trace_sink& sink) {
     units_[u].busy.attach(&sink, name(), std::string("fu_") + unit_names[u] + "_busy", 1);
     units_[u].element.attach(&sink, name(), std::string("fu_") + unit_names[u] + "_element", 16);
   }
-  for (std::size_t i = 0; i < ports_.size(); ++i)
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
     ports_[i]->busy.attach(&sink, name(), "port" + std::to_string(i) + "_busy", 1);
+    ports_[i]->element.attach(&sink, name(), "port" + std::to_string(i) + "_element", 16);
+  }
   vl_sig_.attach(&sink, name(), "vl", 16);
   vm_pop_sig_.attach(&sink, name(), "vm_population", 16);
   for (unsigned v = 0; v < 8; ++v)
