@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "flynn/common/format.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/platform.h"
 #include "flynn/traffic/traffic_generator.h"
@@ -35,8 +36,7 @@ void check_traffic(const platform& p, run_result& r) {
     for (std::size_t a = 0; a < golden.size(); ++a)
       if (golden[a] != actual[a]) {
         r.state = run_result::status::mismatch;
-        r.message = std::string(mem->name()) + ": contents differ from the golden model at byte 0x" +
-                    [a] { char b[32]; std::snprintf(b, sizeof b, "%zx", a); return std::string(b); }();
+        r.message = std::string(mem->name()) + ": contents differ from the golden model at byte " + hex(a);
         return;
       }
     r.checks.push_back(std::string(mem->name()) + ": final contents equal the golden model");

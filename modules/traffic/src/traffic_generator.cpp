@@ -1,5 +1,7 @@
 #include "flynn/traffic/traffic_generator.h"
 
+#include "flynn/common/format.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -250,8 +252,7 @@ void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
 void traffic_generator::complete(tlm::tlm_generic_payload& gp, std::uint64_t serial,
                                  std::uint64_t issued, std::uint64_t done) {
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    char addr[32];
-    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(gp.get_address()));
+    const std::string addr = hex(gp.get_address());
     fault("request " + std::to_string(serial) + " (" + (gp.is_write() ? "write" : "read") +
           " of " + std::to_string(gp.get_data_length()) + " B at " + addr + ", cycle " +
           std::to_string(issued) + ") failed: " + gp.get_response_string());

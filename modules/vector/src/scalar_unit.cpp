@@ -1,5 +1,7 @@
 #include "flynn/vector/scalar_unit.h"
 
+#include "flynn/common/format.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -63,16 +65,6 @@ unsigned scalar_unit::latency(op o) const {
 }
 
 namespace {
-double as_double(std::uint64_t x) {
-  double d;
-  std::memcpy(&d, &x, 8);
-  return d;
-}
-std::uint64_t as_bits(double d) {
-  std::uint64_t x;
-  std::memcpy(&x, &d, 8);
-  return x;
-}
 
 // Packed SIMD on a 64-bit register: element-wise over `w`-bit fields.
 template <class F>
@@ -105,9 +97,9 @@ std::uint64_t scalar_unit::exec_alu(const vec::instr& in, std::uint64_t t) {
     case op::shl: v = a << (b & 63); break;
     case op::shr: v = a >> (b & 63); break;
     case op::sra: v = static_cast<std::uint64_t>(sa >> (b & 63)); break;
-    case op::fadd: v = as_bits(as_double(a) + as_double(b)); break;
-    case op::fsub: v = as_bits(as_double(a) - as_double(b)); break;
-    case op::fmul: v = as_bits(as_double(a) * as_double(b)); break;
+    case op::fadd: v = double_to_bits(bits_to_double(a) + bits_to_double(b)); break;
+    case op::fsub: v = double_to_bits(bits_to_double(a) - bits_to_double(b)); break;
+    case op::fmul: v = double_to_bits(bits_to_double(a) * bits_to_double(b)); break;
     case op::slt: v = sa < sb; break;
     case op::seq: v = a == b; break;
     case op::padd: v = packed(a, b, in.width, [](std::uint64_t x, std::uint64_t y, unsigned) { return x + y; }); break;
@@ -145,18 +137,14 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   ok = true;
   if (addr % 8 != 0) {
-    char a[32];
-    std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
-    stop_with_fault(in, pc_now_, std::string("misaligned address ") + a);
+    stop_with_fault(in, pc_now_, "misaligned address " + hex(addr));
     ok = false;
     return t;
   }
   sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
   mem->b_transport(gp, delay);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    char a[32];
-    std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
-    stop_with_fault(in, pc_now_, std::string("address ") + a + ": " + gp.get_response_string());
+    stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + gp.get_response_string());
     ok = false;
     return t;
   }

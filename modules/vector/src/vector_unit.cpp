@@ -1,5 +1,7 @@
 #include "flynn/vector/vector_unit.h"
 
+#include "flynn/common/format.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -172,16 +174,6 @@ unsigned vector_unit::latency_of(fu u) const {
 }
 
 namespace {
-double as_double(std::uint64_t x) {
-  double d;
-  std::memcpy(&d, &x, 8);
-  return d;
-}
-std::uint64_t as_bits(double d) {
-  std::uint64_t x;
-  std::memcpy(&x, &d, 8);
-  return x;
-}
 }  // namespace
 
 std::uint64_t vector_unit::alu(op o, std::uint64_t a, std::uint64_t b) const {
@@ -200,9 +192,9 @@ std::uint64_t vector_unit::alu(op o, std::uint64_t a, std::uint64_t b) const {
     case op::vshl: return a << (b & 63);
     case op::vshr: return a >> (b & 63);
     case op::vsra: return static_cast<std::uint64_t>(sa >> (b & 63));
-    case op::vfadd: return as_bits(as_double(a) + as_double(b));
-    case op::vfsub: return as_bits(as_double(a) - as_double(b));
-    case op::vfmul: return as_bits(as_double(a) * as_double(b));
+    case op::vfadd: return double_to_bits(bits_to_double(a) + bits_to_double(b));
+    case op::vfsub: return double_to_bits(bits_to_double(a) - bits_to_double(b));
+    case op::vfmul: return double_to_bits(bits_to_double(a) * bits_to_double(b));
     case op::vcmpeq: return a == b;
     case op::vcmpne: return a != b;
     case op::vcmplt: return sa < sb;
@@ -491,9 +483,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
                   : ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) *
                                                           static_cast<std::int64_t>(vs_) * 8);
       if (addr % 8 != 0) {
-        char a[32];
-        std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
-        return "element " + std::to_string(e) + ": misaligned address " + a;
+        return "element " + std::to_string(e) + ": misaligned address " + hex(addr);
       }
       ext.address[lane] = addr;
       ext.active_mask |= 1u << lane;
@@ -525,9 +515,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       port->socket->b_transport(gp, delay);
       gp.clear_extension(&ext);
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-        char a[32];
-        std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(gp.get_address()));
-        return std::string("element ") + std::to_string(elems[g]) + " at address " + a + ": " +
+        return "element " + std::to_string(elems[g]) + " at address " + hex(gp.get_address()) + ": " +
                gp.get_response_string();
       }
       d = to_cycles(sc_core::sc_time_stamp() + delay);
