@@ -132,6 +132,12 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
       },
       "elements/cycle", "most element operations started in one cycle");
   stats_.add_real(
+      "issue_rate",
+      [this] {
+        return issued_any_ ? double(instructions_.value()) / double(last_issue_ - first_issue_ + 1) : 0.0;
+      },
+      "instructions/cycle", "vector instructions issued per cycle from the first issue to the last");
+  stats_.add_real(
       "lane_utilisation",
       [this] {
         std::uint64_t busy = 0;
@@ -321,6 +327,7 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
       done = drain_;
       break;
   }
+  if (!issued_any_) first_issue_ = t;
   last_issue_ = t;
   issued_any_ = true;
   r.issued = t;
@@ -395,6 +402,7 @@ void vector_unit::exec_arith(const vec::instr& in, const vec::scalar_operands& o
       first_done = d;
       if (p_.queue_depth) us.waiting.push_back(s);
     }
+    if (!cmp) reg_progress_[in.rd].set(cycles(d), end);
     count_ops(s, useful);
     element_ops_ += useful;
     us.element_ops += useful;
@@ -416,7 +424,6 @@ void vector_unit::exec_arith(const vec::instr& in, const vec::scalar_operands& o
   } else {
     dst->first = first_group ? t : first_done;
     dst->full = last_done;
-    reg_progress_[in.rd].set(cycles(last_done), elems.size());
   }
   last_issue_ = t;
   drain_ = std::max(drain_, last_done);
@@ -536,6 +543,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       first_start = s;
       if (p_.queue_depth) port->waiting.push_back(s);
     }
+    if (!store) reg_progress_[data_reg].set(cycles(d), end);
     count_ops(s, n);
     port->element.set(cycles(s), elems[g]);
     element_ops_ += n;
@@ -548,7 +556,6 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
   if (!store) {
     dr.first = first_done;
     dr.full = last_done;
-    reg_progress_[data_reg].set(cycles(last_done), elems.size());
   }
   const std::uint64_t release =
       p_.port_held_until_done ? std::max(last_done, first_start) : (first_group ? first_start : prev + 1);

@@ -100,7 +100,7 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::vector<bool> vm_;
   std::uint64_t vl_ = 0, vs_ = 1;
   std::uint64_t vl_ready_ = 0, vm_ready_ = 0;
-  std::uint64_t last_issue_ = 0, drain_ = 0;
+  std::uint64_t first_issue_ = 0, last_issue_ = 0, drain_ = 0;
   bool issued_any_ = false;
   std::array<unit_state, static_cast<std::size_t>(fu::count_)> units_;
   std::vector<std::unique_ptr<mem_port>> ports_;
