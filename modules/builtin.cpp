@@ -1,5 +1,6 @@
 #include "flynn/common/registry.h"
 #include "flynn/memory/banked_memory.h"
+#include "flynn/simt/simt_core.h"
 #include "flynn/traffic/traffic_generator.h"
 #include "flynn/vector/scalar_unit.h"
 #include "flynn/vector/vector_unit.h"
@@ -17,6 +18,8 @@ void register_builtin_modules(module_registry& r) {
   r.add<vector_unit>("vector_unit",
                      "vector unit: vector registers, VL/VS/VM, pipelined lanes, chaining, memory ports");
   r.add_link<vec::vector_dispatch_if>("vector_dispatch");
+  r.add<simt_core>("simt_core",
+                   "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit");
 }
 
 }  // namespace flynn

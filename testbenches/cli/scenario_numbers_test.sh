@@ -25,7 +25,10 @@ mod = stats["modules"][sys.argv[2]]
 bad = []
 for kv in sys.argv[3:]:
     k, v = kv.rsplit("=", 1)
-    if k == "peak_le:":   # the most frequent element_ops_per_cycle
+    if k.startswith("hist[") :  # hist[NAME][K]=V: bucket K of histogram NAME
+        name, bucket = k[5:].split("][")
+        got = mod[name][int(bucket.rstrip("]"))]
+    elif k == "peak_le:":   # the most frequent element_ops_per_cycle
         hist = mod["element_ops_per_cycle"]
         got = max(range(len(hist)), key=lambda i: hist[i])
         k = "most frequent element_ops_per_cycle"

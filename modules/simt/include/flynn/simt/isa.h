@@ -1,0 +1,84 @@
+// The SIMT kernel ISA: a per-thread scalar instruction set in the spirit of PTX/SASS.
+// Assembly syntax and semantics: docs/isa/simt.md.
+//
+// Per thread: 64 general registers r0..r63 of 32 bits, 8 predicates p0..p7. Special
+// registers (read with mov): %tid (thread index in the block), %ntid (threads per block),
+// %ctaid (block index), %nctaid (blocks in the grid), %laneid, %warpid (warp index in the
+// block). Kernel parameters: ldparam rd, N reads 32-bit parameter N. Memory: global and
+// shared address spaces, byte addressed, little endian; accesses of 4, 8 or 16 bytes,
+// naturally aligned; 8- and 16-byte accesses use rd, rd+1 (, rd+2, rd+3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flynn::simt {
+
+enum class op : std::uint8_t {
+  mov,      // rd <- ra | imm | special register
+  ldparam,  // rd <- param[imm]
+  add, sub, mul, mulhi,   // 32-bit integer, wrap-around; mulhi: high 32 bits of signed product
+  mad,      // rd <- ra * rb + rc (32-bit, wrap-around)
+  div, rem, // signed; x / 0 = 0, x % 0 = x
+  and_, or_, xor_, not_,
+  shl, shr, sra,          // shift amount mod 32; shr logical, sra arithmetic
+  min, max,               // signed
+  fadd, fsub, fmul, ffma, fmin, fmax,  // IEEE binary32 (ffma: fused, one rounding)
+  fdiv, fsqrt,            // special-function unit (correctly rounded)
+  cvt_f_s, cvt_s_f,       // int32 -> float (round to nearest even), float -> int32 (truncate, saturate, NaN -> 0)
+  setp,     // pd <- ra cmp (rb | imm)   (cmp and type in the instruction)
+  selp,     // rd <- pa ? ra : (rb | imm)
+  ld, st,   // ld.space.width rd, [ra+imm] ; st.space.width [ra+imm], rb
+  bra,      // branch to target (per thread: taken by active threads whose guard holds)
+  bar,      // bar.sync: block-wide barrier
+  exit,     // the thread ends
+  nop,
+  count_
+};
+
+enum class cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
+enum class type : std::uint8_t { s32, u32, f32 };
+enum class space : std::uint8_t { global, shared };
+enum class special : std::uint8_t { none, tid, ntid, ctaid, nctaid, laneid, warpid };
+
+constexpr std::uint8_t no_pred = 0xff;
+
+// Operand fields (assembly -> fields):
+//   [@p | @!p] prefix: guard = p, guard_neg (no prefix: guard = no_pred)
+//   mov rd, ra | mov rd, imm | mov rd, %tid (sreg)           ldparam rd, N (imm)
+//   add rd, ra, rb|imm (b_imm) ; mad rd, ra, rb, rc ; not rd, ra
+//   fadd rd, ra, rb ; ffma rd, ra, rb, rc ; fsqrt rd, ra ; cvt.f.s rd, ra ; cvt.s.f rd, ra
+//   setp.CMP.TYPE pd, ra, rb|imm   (pd in rd)
+//   selp rd, ra, rb|imm, pa        (pa in rc)
+//   ld.SPACE.W rd, [ra+imm] ; st.SPACE.W [ra+imm], rb  (W = 32, 64, 128 -> width 4, 8, 16)
+//   bra LABEL (target) ; bar.sync ; exit ; nop
+// Float immediates are written as decimal numbers with a '.' or exponent and stored as the
+// binary32 bit pattern in imm.
+struct instr {
+  op code = op::nop;
+  std::uint8_t rd = 0, ra = 0, rb = 0, rc = 0;
+  bool b_imm = false;            // second source is the immediate
+  std::int64_t imm = 0;
+  special sreg = special::none;  // mov from a special register
+  std::uint8_t guard = no_pred;  // predicate guard
+  bool guard_neg = false;
+  cmp cond = cmp::eq;
+  type ty = type::s32;
+  space sp = space::global;
+  std::uint8_t width = 4;        // memory access bytes
+  std::uint32_t target = 0;      // branch target (instruction index)
+  std::uint32_t line = 0;
+  std::string text;
+};
+
+struct kernel {
+  std::vector<instr> code;
+  std::string name, file;
+};
+
+bool is_memory(op o);
+bool is_sfu(op o);
+const char* mnemonic(op o);
+
+}  // namespace flynn::simt

@@ -1,0 +1,67 @@
+// Warp scheduler policies: an interface and one small class per policy, chosen by name.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace flynn {
+
+enum class warp_policy { lrr, gto, two_level };
+
+// What the scheduler sees of a warp slot.
+struct warp_view {
+  bool present = false;          // slot holds a live warp
+  bool ready = false;            // may issue now
+  std::uint64_t age = 0;         // launch order (smaller = older)
+};
+
+class warp_scheduler {
+ public:
+  virtual ~warp_scheduler() = default;
+  // Picks a slot among ready warps (or -1). `slots` is indexed by warp slot.
+  virtual int pick(const std::vector<warp_view>& slots) = 0;
+  // The issued warp's instruction is a long-latency one (global memory).
+  virtual void long_latency(int slot) { (void)slot; }
+  // Whether a not-ready warp may wait outside the scheduler's active set (two-level).
+  virtual void retire(int slot) { (void)slot; }
+};
+
+// Loose round-robin: the first ready warp after the one issued last.
+class lrr_scheduler final : public warp_scheduler {
+ public:
+  int pick(const std::vector<warp_view>& slots) override;
+
+ private:
+  int last_ = -1;
+};
+
+// Greedy-then-oldest: the warp issued last while it stays ready, else the oldest ready.
+class gto_scheduler final : public warp_scheduler {
+ public:
+  int pick(const std::vector<warp_view>& slots) override;
+
+ private:
+  int last_ = -1;
+};
+
+// Two-level: round-robin among an active set of at most `active` warps; a warp that issues
+// a long-latency instruction leaves the set, and pending warps join it in order.
+class two_level_scheduler final : public warp_scheduler {
+ public:
+  explicit two_level_scheduler(unsigned active) : active_(active ? active : 1) {}
+  int pick(const std::vector<warp_view>& slots) override;
+  void long_latency(int slot) override;
+  void retire(int slot) override;
+
+ private:
+  unsigned active_;
+  std::deque<int> set_, pending_;
+  int last_ = -1;
+  void refill(const std::vector<warp_view>& slots);
+};
+
+std::unique_ptr<warp_scheduler> make_scheduler(warp_policy p, unsigned active);
+
+}  // namespace flynn

@@ -1,0 +1,114 @@
+// SIMT core (a GPU streaming multiprocessor in the spirit of a GTX 285 core): warps of
+// threads sharing a PC, fine-grained multithreading over warp slots, a warp scheduler
+// (named policies), SIMD lanes, per-warp reconvergence stacks for branch divergence, and
+// a load/store unit that coalesces global accesses into transactions and sends shared
+// accesses as multi-lane requests, both over TLM sockets. See docs/modules/simt_core.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/simt/isa.h"
+#include "flynn/simt/scheduler.h"
+
+namespace flynn {
+
+struct simt_launch {
+  unsigned grid = 1, block = 32;           // blocks, threads per block
+  std::vector<std::uint32_t> params;       // kernel parameters
+  std::uint64_t shared_bytes = 0;          // shared memory per block
+};
+
+struct simt_core_params {
+  unsigned warp_size = 32;
+  unsigned lanes = 8;
+  unsigned max_warps = 32;        // warp slots
+  unsigned max_threads = 1024;    // thread contexts
+  std::uint64_t register_file_bytes = 65536;
+  std::uint64_t shared_memory_bytes = 16384;
+  warp_policy scheduler = warp_policy::lrr;
+  unsigned active_warps = 8;      // two-level: size of the active set
+  unsigned inflight = 1;          // instructions per warp in the pipeline
+  unsigned lat_alu = 4, lat_mul = 4, lat_sfu = 16, lat_branch = 4;
+  unsigned lat_lsu = 4;           // address generation and write-back around a memory access
+  unsigned segment_bytes = 128;   // global coalescing segment
+  unsigned quantum = 1000;
+  double clock_ns = 1.0;
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class simt_core : public module, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = simt_core_params;
+  tlm::tlm_initiator_socket<32> global;  // global memory
+  tlm::tlm_initiator_socket<32> shared;  // shared memory (one region per resident block)
+
+  simt_core(const sc_core::sc_module_name& name, const params& p);
+  ~simt_core() override;
+
+  // The kernel and its launch (before simulation starts). Throws std::invalid_argument
+  // if the launch cannot run on this core (block larger than the thread contexts, ...).
+  void load(const simt::kernel& k, const simt_launch& l);
+  const params& parameters() const { return p_; }
+  std::uint64_t thread_instructions() const;
+  const std::string& fault_report() const { return fault_; }
+
+  bool runs_program() const override { return loaded_; }
+  std::uint64_t instructions_retired() const override;
+  std::string pending_work() const override;
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  struct warp;
+  struct block_slot;
+  void run();
+  void launch_blocks(std::uint64_t t);
+  std::uint64_t issue(warp& w, std::uint64_t t);
+  std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
+  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
+  void branch(warp& w, const simt::instr& in, std::uint32_t mask);
+  void arrive_barrier(warp& w, std::uint64_t t);
+  void exit_threads(warp& w, std::uint32_t which, std::uint64_t t);
+  bool guard(const warp& w, unsigned lane, const simt::instr& in) const;
+  std::string deadlock_report() const;
+  void compute_reconvergence();
+  unsigned block_registers() const;
+  void set_fault(const warp& w, unsigned lane, const std::string& what);
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                     sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+  params p_;
+  simt::kernel kernel_;
+  simt_launch launch_;
+  std::vector<std::uint32_t> ipdom_;  // reconvergence PC per instruction
+  bool loaded_ = false, done_ = false;
+  std::string fault_;
+  std::vector<std::unique_ptr<warp>> warps_;
+  std::vector<block_slot> blocks_;
+  unsigned next_block_ = 0, blocks_done_ = 0, resident_blocks_max_ = 0;
+  std::unique_ptr<warp_scheduler> sched_;
+  std::uint64_t age_ = 0, end_ = 0;
+
+  stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
+      idle_barrier_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
+      blocks_launched_;
+  std::vector<stat_counter> per_warp_, active_hist_;
+  trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
+  std::vector<trace_signal> warp_state_;
+};
+
+}  // namespace flynn

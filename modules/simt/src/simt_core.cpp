@@ -1,0 +1,724 @@
+#include "flynn/simt/simt_core.h"
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "flynn/common/format.h"
+#include "flynn/tlm/lanes_extension.h"
+
+namespace flynn {
+
+using simt::op;
+
+// ---------------------------------------------------------------------------- parameters
+
+void simt_core_params::visit(param_visitor& v) {
+  param(v, {"warp_size", "threads", "threads per warp"}, warp_size, 1, 32);
+  param(v, {"lanes", "", "SIMD lanes; a warp instruction occupies them warp_size / lanes cycles"}, lanes, 1, 32);
+  param(v, {"max_warps", "warps", "warp slots (resident warps)"}, max_warps, 1, 64);
+  param(v, {"max_threads", "threads", "thread contexts"}, max_threads, 1, 2048);
+  param(v, {"register_file_bytes", "B", "register file: registers used x threads x 4 B of resident blocks"},
+        register_file_bytes, 4, std::uint64_t(1) << 24);
+  param(v, {"shared_memory_bytes", "B", "shared memory divided among resident blocks"}, shared_memory_bytes, 0,
+        std::uint64_t(1) << 24);
+  param_enum(v, {"scheduler", "", "warp scheduler: lrr (loose round-robin), gto (greedy then oldest), two_level"},
+             scheduler, {{warp_policy::lrr, "lrr"}, {warp_policy::gto, "gto"}, {warp_policy::two_level, "two_level"}});
+  param(v, {"active_warps", "warps", "two_level: size of the active set"}, active_warps, 1, 64);
+  param(v, {"inflight", "instructions", "instructions per warp in the pipeline (a scoreboard tracks registers)"},
+        inflight, 1, 16);
+  param(v, {"lat_alu", "cycles", "integer and fp32 pipeline depth"}, lat_alu, 1, 1000);
+  param(v, {"lat_mul", "cycles", "multiply, mad, div, rem pipeline depth"}, lat_mul, 1, 1000);
+  param(v, {"lat_sfu", "cycles", "special-function unit (fdiv, fsqrt)"}, lat_sfu, 1, 1000);
+  param(v, {"lat_branch", "cycles", "branch, barrier and exit"}, lat_branch, 1, 1000);
+  param(v, {"lat_lsu", "cycles", "load/store unit: address generation, and write-back after the data"}, lat_lsu, 0, 1000);
+  param(v, {"segment_bytes", "B", "global-memory coalescing segment (power of two)"}, segment_bytes, 4, 4096);
+  param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> simt_core_params::check() const {
+  std::vector<param_issue> r;
+  if (lanes > warp_size)
+    r.push_back({"lanes", "at most warp_size (" + std::to_string(warp_size) + ")", std::to_string(lanes)});
+  if (segment_bytes & (segment_bytes - 1))
+    r.push_back({"segment_bytes", "a power of two", std::to_string(segment_bytes)});
+  if (max_threads < warp_size)
+    r.push_back({"max_threads", "at least warp_size (" + std::to_string(warp_size) + ")", std::to_string(max_threads)});
+  return r;
+}
+
+// ---------------------------------------------------------------------------- state
+
+struct simt_core::warp {
+  int slot = 0;
+  bool live = false;
+  unsigned block = 0;        // block slot
+  unsigned index = 0;        // warp index in the block
+  unsigned threads = 0;      // threads in this warp
+  std::uint32_t exited = 0;  // lanes whose thread has exited
+  std::vector<std::array<std::uint32_t, 64>> r;
+  std::vector<std::uint8_t> p;  // predicates, one bit each
+  struct entry {
+    std::uint32_t pc, rpc, mask;
+  };
+  std::vector<entry> stack;
+  std::uint64_t ready_at = 0, age = 0;
+  enum class wait { none, memory, scoreboard, barrier } why = wait::none;
+  bool at_barrier = false;
+  std::deque<std::uint64_t> inflight;
+  std::array<std::uint64_t, 64> reg_ready{};
+  std::array<std::uint64_t, 8> pred_ready{};
+};
+
+struct simt_core::block_slot {
+  bool busy = false;
+  unsigned id = 0, warps_left = 0, arrived = 0, exited_threads = 0;
+  std::vector<int> warps;
+  std::uint64_t shared_base = 0;
+};
+
+simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), global("global"), shared("shared"), p_(p) {
+  throw_if_invalid("simt_core", p_.check());
+  global.bind(*this);
+  shared.bind(*this);
+  sched_ = make_scheduler(p_.scheduler, p_.active_warps);
+  for (unsigned s = 0; s < p_.max_warps; ++s) {
+    warps_.push_back(std::make_unique<warp>());
+    warps_.back()->slot = static_cast<int>(s);
+  }
+  per_warp_.resize(p_.max_warps);
+  active_hist_.resize(p_.warp_size + 1);
+  SC_HAS_PROCESS(simt_core);
+  SC_THREAD(run);
+  stats_.add("warp_instructions", warp_instr_, "instructions", "warp instructions issued");
+  stats_.add("thread_instructions", thread_instr_, "instructions", "thread instructions (active lanes of issued warp instructions)");
+  stats_.add("active_lanes_per_issue", active_hist_, "issues", "histogram: issued warp instructions with k active threads, k = index");
+  stats_.add("warp_instructions_per_slot", per_warp_, "instructions", "warp instructions issued per warp slot");
+  stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory");
+  stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
+  stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
+  stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
+  stats_.add("global_transactions", global_transactions_, "transactions", "coalesced global-memory transactions (one per segment touched)");
+  stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
+  stats_.add("divergent_branches", divergent_branches_, "branches", "branches whose active threads went both ways");
+  stats_.add("blocks_launched", blocks_launched_, "blocks", "thread blocks launched on the core");
+  stats_.add_real(
+      "ipc", [this] { return end_ ? double(warp_instr_.value()) / double(end_) : 0.0; }, "instructions/cycle",
+      "warp instructions per cycle");
+  stats_.add_real(
+      "simd_utilisation",
+      [this] {
+        return warp_instr_.value() ? double(thread_instr_.value()) / double(warp_instr_.value() * p_.warp_size) : 0.0;
+      },
+      "", "active lanes / lanes over all issued warp instructions");
+  stats_.add_real(
+      "transactions_per_request",
+      [this] { return global_requests_.value() ? double(global_transactions_.value()) / double(global_requests_.value()) : 0.0; },
+      "transactions", "global transactions per warp memory instruction");
+}
+
+simt_core::~simt_core() = default;
+
+std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
+std::uint64_t simt_core::instructions_retired() const { return warp_instr_.value(); }
+
+unsigned simt_core::block_registers() const {
+  unsigned regs = 1;
+  for (const auto& in : kernel_.code) {
+    unsigned hi = std::max({in.rd, in.ra, in.rb, in.rc});
+    if (in.code == op::ld || in.code == op::st) hi = std::max<unsigned>(hi, (in.code == op::ld ? in.rd : in.rb) + in.width / 4 - 1);
+    if (in.code != op::setp && in.code != op::bra && in.code != op::bar && in.code != op::exit) regs = std::max(regs, hi + 1);
+  }
+  return std::min(regs, 64u);
+}
+
+void simt_core::load(const simt::kernel& k, const simt_launch& l) {
+  kernel_ = k;
+  launch_ = l;
+  if (l.block == 0 || l.grid == 0) throw std::invalid_argument("grid and block must be at least 1");
+  const unsigned warps = (l.block + p_.warp_size - 1) / p_.warp_size;
+  const std::uint64_t regs = std::uint64_t(block_registers()) * l.block * 4;
+  if (warps > p_.max_warps || l.block > p_.max_threads)
+    throw std::invalid_argument("a block of " + std::to_string(l.block) + " threads (" + std::to_string(warps) +
+                                " warps) does not fit the core's " + std::to_string(p_.max_warps) + " warp slots / " +
+                                std::to_string(p_.max_threads) + " thread contexts");
+  if (regs > p_.register_file_bytes)
+    throw std::invalid_argument("a block needs " + std::to_string(regs) + " B of registers, the core has " +
+                                std::to_string(p_.register_file_bytes));
+  if (l.shared_bytes > p_.shared_memory_bytes)
+    throw std::invalid_argument("a block needs " + std::to_string(l.shared_bytes) + " B of shared memory, the core has " +
+                                std::to_string(p_.shared_memory_bytes));
+  // Resident blocks: limited by warp slots, thread contexts, registers and shared memory.
+  unsigned n = std::min(p_.max_warps / warps, p_.max_threads / l.block);
+  n = static_cast<unsigned>(std::min<std::uint64_t>(n, p_.register_file_bytes / regs));
+  if (l.shared_bytes) n = static_cast<unsigned>(std::min<std::uint64_t>(n, p_.shared_memory_bytes / l.shared_bytes));
+  resident_blocks_max_ = std::max(1u, n);
+  blocks_.assign(resident_blocks_max_, block_slot{});
+  for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
+  compute_reconvergence();
+  loaded_ = true;
+}
+
+// Immediate post-dominators on the instruction graph (exit = code size).
+void simt_core::compute_reconvergence() {
+  const std::size_t n = kernel_.code.size(), exit_node = n;
+  std::vector<std::vector<std::size_t>> succ(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& in = kernel_.code[i];
+    const bool guarded = in.guard != simt::no_pred;
+    if (in.code == op::bra) {
+      succ[i].push_back(in.target);
+      if (guarded) succ[i].push_back(i + 1);
+    } else if (in.code == op::exit) {
+      succ[i].push_back(exit_node);
+      if (guarded) succ[i].push_back(i + 1);
+    } else {
+      succ[i].push_back(i + 1);
+    }
+  }
+  std::vector<std::vector<bool>> pdom(n + 1, std::vector<bool>(n + 1, true));
+  pdom[exit_node].assign(n + 1, false);
+  pdom[exit_node][exit_node] = true;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (std::size_t i = n; i-- > 0;) {
+      std::vector<bool> x(n + 1, true);
+      for (std::size_t s : succ[i])
+        for (std::size_t k = 0; k <= n; ++k) x[k] = x[k] && pdom[std::min(s, exit_node)][k];
+      x[i] = true;
+      if (x != pdom[i]) {
+        pdom[i] = x;
+        changed = true;
+      }
+    }
+  }
+  ipdom_.assign(n, static_cast<std::uint32_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t count = 0;
+    for (std::size_t k = 0; k <= n; ++k) count += pdom[i][k] && k != i;
+    for (std::size_t d = 0; d <= n; ++d) {
+      if (d == i || !pdom[i][d]) continue;
+      std::size_t cd = 0;
+      for (std::size_t k = 0; k <= n; ++k) cd += pdom[d][k];
+      if (cd == count) {
+        ipdom_[i] = static_cast<std::uint32_t>(d);
+        break;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- blocks
+
+void simt_core::launch_blocks(std::uint64_t t) {
+  const unsigned warps = (launch_.block + p_.warp_size - 1) / p_.warp_size;
+  for (unsigned b = 0; b < blocks_.size() && next_block_ < launch_.grid; ++b) {
+    block_slot& bs = blocks_[b];
+    if (bs.busy) continue;
+    // Free warp slots for the block's warps.
+    std::vector<int> free_slots;
+    for (auto& w : warps_)
+      if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
+    if (free_slots.size() < warps) return;
+    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base};
+    ++blocks_launched_;
+    if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
+      std::vector<unsigned char> zero(launch_.shared_bytes, 0);
+      tlm::tlm_generic_payload gp;
+      gp.set_command(tlm::TLM_WRITE_COMMAND);
+      gp.set_address(bs.shared_base);
+      gp.set_data_ptr(zero.data());
+      gp.set_data_length(static_cast<unsigned>(zero.size()));
+      shared->transport_dbg(gp);
+    }
+    for (unsigned k = 0; k < warps; ++k) {
+      warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
+      const int slot = w.slot;
+      w = warp{};
+      w.slot = slot;
+      w.live = true;
+      w.block = b;
+      w.index = k;
+      w.threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
+      w.r.assign(p_.warp_size, {});
+      w.p.assign(p_.warp_size, 0);
+      const std::uint32_t mask = w.threads == 32 ? 0xffffffffu : ((1u << w.threads) - 1);
+      w.exited = ~mask;
+      w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
+      w.ready_at = t;
+      w.age = age_++;
+      bs.warps.push_back(slot);
+      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(cycles(t), 1);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- execution
+
+bool simt_core::guard(const warp& w, unsigned lane, const simt::instr& in) const {
+  if (in.guard == simt::no_pred) return true;
+  const bool v = (w.p[lane] >> in.guard) & 1;
+  return in.guard_neg ? !v : v;
+}
+
+namespace {
+float f32(std::uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+std::uint32_t bits(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return x;
+}
+bool compare(simt::cmp c, simt::type t, std::uint32_t a, std::uint32_t b) {
+  if (t == simt::type::f32) {
+    const float x = f32(a), y = f32(b);
+    switch (c) {
+      case simt::cmp::eq: return x == y;
+      case simt::cmp::ne: return x != y;
+      case simt::cmp::lt: return x < y;
+      case simt::cmp::le: return x <= y;
+      case simt::cmp::gt: return x > y;
+      case simt::cmp::ge: return x >= y;
+    }
+  }
+  if (t == simt::type::u32) {
+    switch (c) {
+      case simt::cmp::eq: return a == b;
+      case simt::cmp::ne: return a != b;
+      case simt::cmp::lt: return a < b;
+      case simt::cmp::le: return a <= b;
+      case simt::cmp::gt: return a > b;
+      case simt::cmp::ge: return a >= b;
+    }
+  }
+  const auto x = static_cast<std::int32_t>(a), y = static_cast<std::int32_t>(b);
+  switch (c) {
+    case simt::cmp::eq: return x == y;
+    case simt::cmp::ne: return x != y;
+    case simt::cmp::lt: return x < y;
+    case simt::cmp::le: return x <= y;
+    case simt::cmp::gt: return x > y;
+    case simt::cmp::ge: return x >= y;
+  }
+  return false;
+}
+}  // namespace
+
+std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
+  const block_slot& bs = blocks_[w.block];
+  for (unsigned l = 0; l < p_.warp_size; ++l) {
+    if (!((mask >> l) & 1) || !guard(w, l, in)) continue;
+    auto& r = w.r[l];
+    const std::uint32_t a = r[in.ra];
+    const std::uint32_t b = in.b_imm ? static_cast<std::uint32_t>(in.imm) : r[in.rb];
+    const std::uint32_t c = r[in.rc];
+    const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+    std::uint32_t v = 0;
+    switch (in.code) {
+      case op::mov: {
+        const unsigned tid = w.index * p_.warp_size + l;
+        switch (in.sreg) {
+          case simt::special::tid: v = tid; break;
+          case simt::special::ntid: v = launch_.block; break;
+          case simt::special::ctaid: v = bs.id; break;
+          case simt::special::nctaid: v = launch_.grid; break;
+          case simt::special::laneid: v = l; break;
+          case simt::special::warpid: v = w.index; break;
+          default: v = in.b_imm ? static_cast<std::uint32_t>(in.imm) : a; break;
+        }
+        break;
+      }
+      case op::ldparam: {
+        const auto i = static_cast<std::size_t>(in.imm);
+        if (i >= launch_.params.size()) {
+          set_fault(w, l, "kernel parameter " + std::to_string(i) + " not given (" +
+                              std::to_string(launch_.params.size()) + " parameters)");
+          return 0;
+        }
+        v = launch_.params[i];
+        break;
+      }
+      case op::add: v = a + b; break;
+      case op::sub: v = a - b; break;
+      case op::mul: v = a * b; break;
+      case op::mulhi: v = static_cast<std::uint32_t>((std::int64_t(sa) * std::int64_t(sb)) >> 32); break;
+      case op::mad: v = a * b + c; break;
+      case op::div:
+        v = sb == 0 ? 0 : (sa == INT32_MIN && sb == -1) ? a : static_cast<std::uint32_t>(sa / sb);
+        break;
+      case op::rem:
+        v = sb == 0 ? a : (sa == INT32_MIN && sb == -1) ? 0 : static_cast<std::uint32_t>(sa % sb);
+        break;
+      case op::and_: v = a & b; break;
+      case op::or_: v = a | b; break;
+      case op::xor_: v = a ^ b; break;
+      case op::not_: v = ~a; break;
+      case op::shl: v = a << (b & 31); break;
+      case op::shr: v = a >> (b & 31); break;
+      case op::sra: v = static_cast<std::uint32_t>(sa >> (b & 31)); break;
+      case op::min: v = static_cast<std::uint32_t>(std::min(sa, sb)); break;
+      case op::max: v = static_cast<std::uint32_t>(std::max(sa, sb)); break;
+      case op::fadd: v = bits(f32(a) + f32(b)); break;
+      case op::fsub: v = bits(f32(a) - f32(b)); break;
+      case op::fmul: v = bits(f32(a) * f32(b)); break;
+      case op::ffma: v = bits(std::fma(f32(a), f32(b), f32(c))); break;
+      case op::fmin: v = bits(std::fmin(f32(a), f32(b))); break;
+      case op::fmax: v = bits(std::fmax(f32(a), f32(b))); break;
+      case op::fdiv: v = bits(f32(a) / f32(b)); break;
+      case op::fsqrt: v = bits(std::sqrt(f32(a))); break;
+      case op::cvt_f_s: v = bits(static_cast<float>(sa)); break;
+      case op::cvt_s_f: {
+        const float f = f32(a);
+        if (std::isnan(f)) v = 0;
+        else if (f >= 2147483648.0f) v = 0x7fffffffu;
+        else if (f < -2147483648.0f) v = 0x80000000u;
+        else v = static_cast<std::uint32_t>(static_cast<std::int32_t>(f));
+        break;
+      }
+      case op::setp: {
+        const bool x = compare(in.cond, in.ty, a, b);
+        w.p[l] = static_cast<std::uint8_t>((w.p[l] & ~(1u << in.rd)) | (unsigned(x) << in.rd));
+        continue;
+      }
+      case op::selp: v = ((w.p[l] >> in.rc) & 1) ? a : b; break;
+      default: continue;
+    }
+    r[in.rd] = v;
+  }
+  switch (in.code) {
+    case op::mul: case op::mulhi: case op::mad: case op::div: case op::rem: return p_.lat_mul;
+    case op::fdiv: case op::fsqrt: return p_.lat_sfu;
+    default: return p_.lat_alu;
+  }
+}
+
+void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
+  if (!fault_.empty()) return;
+  const std::uint32_t pc = w.stack.empty() ? 0 : w.stack.back().pc;
+  const auto& in = kernel_.code[std::min<std::size_t>(pc, kernel_.code.size() - 1)];
+  fault_ = "block " + std::to_string(blocks_[w.block].id) + " warp " + std::to_string(w.index) + " thread " +
+           std::to_string(w.index * p_.warp_size + lane) + " PC " + std::to_string(pc) + " (line " +
+           std::to_string(in.line) + ": " + in.text + "): " + what;
+}
+
+// Global: one transaction per segment touched, issued one per cycle; shared: one
+// multi-lane request (the shared memory serves it in as many wavefronts as its worst bank).
+std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
+  const bool store = in.code == op::st;
+  const unsigned words = in.width / 4;
+  std::vector<unsigned> lanes;
+  for (unsigned l = 0; l < p_.warp_size; ++l)
+    if (((mask >> l) & 1) && guard(w, l, in)) lanes.push_back(l);
+  if (lanes.empty()) return t + p_.lat_alu;
+  std::vector<std::uint64_t> addr(p_.warp_size);
+  const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
+  for (unsigned l : lanes) {
+    addr[l] = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+    if (addr[l] % in.width) {
+      set_fault(w, l, std::string("misaligned ") + (in.sp == simt::space::shared ? "shared" : "global") + " address " + hex(addr[l]));
+      return t;
+    }
+    if (addr[l] + in.width > space_bytes) {
+      set_fault(w, l, "out-of-range shared address " + hex(addr[l]));
+      return t;
+    }
+  }
+  // Group lanes into requests: by segment for global, all together for shared.
+  std::vector<std::vector<unsigned>> groups;
+  if (in.sp == simt::space::global) {
+    std::vector<std::uint64_t> segs;
+    for (unsigned l : lanes) {
+      const std::uint64_t s = addr[l] / p_.segment_bytes;
+      auto it = std::find(segs.begin(), segs.end(), s);
+      if (it == segs.end()) {
+        segs.push_back(s);
+        groups.push_back({l});
+      } else {
+        groups[static_cast<std::size_t>(it - segs.begin())].push_back(l);
+      }
+    }
+    ++global_requests_;
+    global_transactions_ += groups.size();
+    sched_->long_latency(w.slot);
+  } else {
+    groups.push_back(lanes);
+    ++shared_requests_;
+  }
+  const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
+  auto& sock = in.sp == simt::space::shared ? shared : global;
+  std::uint64_t done = t;
+  std::vector<unsigned char> buf(std::size_t(p_.warp_size) * in.width);
+  lanes_extension ext;
+  tlm::tlm_generic_payload gp;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& ls = groups[g];
+    ext.lanes = static_cast<unsigned>(ls.size());
+    ext.lane_bytes = in.width;
+    ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
+    for (std::size_t k = 0; k < ls.size(); ++k) {
+      ext.address[k] = base + addr[ls[k]];
+      if (store)
+        for (unsigned wd = 0; wd < words; ++wd)
+          std::memcpy(&buf[k * in.width + wd * 4], &w.r[ls[k]][in.rb + wd], 4);
+    }
+    gp.set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp.set_address(ext.address[0]);
+    gp.set_data_ptr(buf.data());
+    gp.set_data_length(static_cast<unsigned>(ls.size() * in.width));
+    gp.set_streaming_width(static_cast<unsigned>(ls.size() * in.width));
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    gp.set_extension(&ext);
+    sc_core::sc_time delay = cycles(t + p_.lat_lsu + g) - sc_core::sc_time_stamp();
+    sock->b_transport(gp, delay);
+    gp.clear_extension(&ext);
+    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+      set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
+                                   hex(addr[ls.front()]) + ": " + gp.get_response_string());
+      return t;
+    }
+    done = std::max(done, to_cycles(sc_core::sc_time_stamp() + delay));
+    if (!store)
+      for (std::size_t k = 0; k < ls.size(); ++k)
+        for (unsigned wd = 0; wd < words; ++wd)
+          std::memcpy(&w.r[ls[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
+  }
+  lsu_transactions_.set(cycles(t), groups.size());
+  return done + p_.lat_lsu;
+}
+
+void simt_core::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
+  auto& top = w.stack.back();
+  const std::uint32_t pc = top.pc;
+  std::uint32_t taken = 0;
+  for (unsigned l = 0; l < p_.warp_size; ++l)
+    if (((mask >> l) & 1) && guard(w, l, in)) taken |= 1u << l;
+  if (taken == mask) {
+    top.pc = in.target;
+  } else if (taken == 0) {
+    top.pc = pc + 1;
+  } else {  // divergence: both paths run under masks, then reconverge at the ipdom
+    ++divergent_branches_;
+    const std::uint32_t r = ipdom_[pc];
+    top.pc = r;
+    w.stack.push_back({pc + 1, r, mask & ~taken});
+    w.stack.push_back({in.target, r, taken});
+  }
+}
+
+void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
+  block_slot& bs = blocks_[w.block];
+  w.at_barrier = true;
+  w.why = warp::wait::barrier;
+  ++bs.arrived;
+  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 3);
+  if (bs.arrived < bs.warps_left) return;
+  if (bs.exited_threads > 0) {
+    fault_ = deadlock_report();
+    return;
+  }
+  bs.arrived = 0;
+  const std::uint64_t release = t + p_.lat_branch;
+  for (int s : bs.warps) {
+    warp& x = *warps_[static_cast<std::size_t>(s)];
+    if (!x.live) continue;
+    x.at_barrier = false;
+    x.ready_at = std::max(x.ready_at, release);
+    if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(s)].set(cycles(release), 1);
+  }
+}
+
+std::string simt_core::deadlock_report() const {
+  std::string waiting, gone;
+  for (const auto& bs : blocks_) {
+    if (!bs.busy) continue;
+    for (int s : bs.warps) {
+      const warp& w = *warps_[static_cast<std::size_t>(s)];
+      if (w.live && w.at_barrier)
+        waiting += (waiting.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + " warp " +
+                   std::to_string(w.index);
+    }
+    if (bs.exited_threads) gone += (gone.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + ": " +
+                                   std::to_string(bs.exited_threads) + " threads exited";
+  }
+  return "barrier deadlock: " + waiting + " wait at bar.sync but " + gone + " and can never arrive";
+}
+
+void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
+  block_slot& bs = blocks_[w.block];
+  bs.exited_threads += static_cast<unsigned>(std::bitset<32>(which & ~w.exited).count());
+  w.exited |= which;
+  if (w.exited != 0xffffffffu) return;
+  w.live = false;
+  sched_->retire(w.slot);
+  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 0);
+  if (--bs.warps_left == 0) {
+    bs.busy = false;
+    ++blocks_done_;
+    launch_blocks(t);
+  } else if (bs.arrived > 0 && bs.arrived >= bs.warps_left) {
+    fault_ = deadlock_report();
+  }
+}
+
+// Issues the instruction at the top of w's stack at cycle t; returns when the lanes free.
+std::uint64_t simt_core::issue(warp& w, std::uint64_t t) {
+  auto& top = w.stack.back();
+  const std::uint32_t pc = top.pc;
+  const simt::instr& in = kernel_.code[pc];
+  const std::uint32_t mask = top.mask & ~w.exited;
+  const unsigned active = static_cast<unsigned>(std::bitset<32>(mask).count());
+  const std::uint64_t occupancy = (p_.warp_size + p_.lanes - 1) / p_.lanes;
+  ++warp_instr_;
+  thread_instr_ += active;
+  ++active_hist_[active];
+  ++per_warp_[static_cast<std::size_t>(w.slot)];
+  issue_warp_.set(cycles(t), static_cast<std::uint64_t>(w.slot));
+  issue_pc_.set(cycles(t), pc);
+  active_mask_.set(cycles(t), mask);
+  active_lanes_.set(cycles(t), active);
+
+  std::uint64_t done = t + occupancy + p_.lat_branch;
+  bool blocking = true;  // the next PC is known only once this completes
+  switch (in.code) {
+    case op::bra:
+      branch(w, in, mask);
+      w.why = warp::wait::scoreboard;
+      break;
+    case op::bar:
+      top.pc = pc + 1;
+      arrive_barrier(w, t);
+      break;
+    case op::exit: {
+      std::uint32_t which = 0;
+      for (unsigned l = 0; l < p_.warp_size; ++l)
+        if (((mask >> l) & 1) && guard(w, l, in)) which |= 1u << l;
+      top.pc = pc + 1;
+      exit_threads(w, which, t);
+      w.why = warp::wait::scoreboard;
+      break;
+    }
+    case op::ld:
+    case op::st:
+      done = execute_memory(w, in, mask, t);
+      top.pc = pc + 1;
+      w.why = warp::wait::memory;
+      blocking = false;
+      break;
+    default:
+      done = t + occupancy + execute_alu(w, in, mask);
+      top.pc = pc + 1;
+      w.why = warp::wait::scoreboard;
+      blocking = false;
+      break;
+  }
+  // Reconvergence: pop entries that reached their reconvergence PC or lost all threads.
+  while (!w.stack.empty() && (w.stack.back().pc == w.stack.back().rpc || (w.stack.back().mask & ~w.exited) == 0))
+    w.stack.pop_back();
+  if (w.live && w.stack.empty()) exit_threads(w, 0xffffffffu, t);  // ran past the end
+  end_ = std::max(end_, done);
+  // Scoreboard: destination registers become ready at `done`.
+  if (!blocking && in.code != op::st) {
+    if (in.code == op::setp) w.pred_ready[in.rd] = done;
+    else
+      for (unsigned k = 0; k < std::max(1u, in.code == op::ld ? in.width / 4u : 1u); ++k)
+        w.reg_ready[std::min(63u, unsigned(in.rd) + k)] = done;
+  }
+  w.inflight.push_back(done);
+  if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
+  return t + occupancy;
+}
+
+// ---------------------------------------------------------------------------- main loop
+
+void simt_core::run() {
+  if (!loaded_) return;
+  launch_blocks(0);
+  std::uint64_t t = 0;
+  std::vector<warp_view> views(warps_.size());
+  // When may a warp issue its next instruction (scoreboard and in-flight limit)?
+  auto ready_time = [&](warp& w) {
+    std::uint64_t r = w.ready_at;
+    if (p_.inflight > 1 && !w.stack.empty()) {
+      while (!w.inflight.empty() && w.inflight.front() <= t) w.inflight.pop_front();
+      if (w.inflight.size() >= p_.inflight) r = std::max(r, *std::min_element(w.inflight.begin(), w.inflight.end()));
+      const auto& in = kernel_.code[w.stack.back().pc];
+      for (unsigned s : {unsigned(in.ra), unsigned(in.rb), unsigned(in.rc), unsigned(in.rd)}) r = std::max(r, w.reg_ready[s]);
+      if (in.guard != simt::no_pred) r = std::max(r, w.pred_ready[in.guard]);
+      if (in.code == op::selp) r = std::max(r, w.pred_ready[in.rc & 7]);
+    }
+    return r;
+  };
+  while (fault_.empty() && blocks_done_ < launch_.grid) {
+    for (std::size_t s = 0; s < warps_.size(); ++s) {
+      warp& w = *warps_[s];
+      views[s].present = w.live;
+      views[s].age = w.age;
+      views[s].ready = w.live && !w.at_barrier && ready_time(w) <= t;
+    }
+    const int s = sched_->pick(views);
+    if (s < 0) {
+      std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+      const warp* first = nullptr;
+      for (auto& w : warps_)
+        if (w->live && !w->at_barrier) {
+          const std::uint64_t r = ready_time(*w);
+          if (r < next) {
+            next = r;
+            first = w.get();
+          }
+        }
+      if (!first) {
+        fault_ = deadlock_report();
+        break;
+      }
+      if (next <= t) next = t + 1;  // ready but outside the scheduler's active set this cycle
+      const std::uint64_t idle = next - t;
+      switch (first->why) {
+        case warp::wait::memory: idle_memory_ += idle; break;
+        case warp::wait::barrier: idle_barrier_ += idle; break;
+        default: idle_scoreboard_ += idle; break;
+      }
+      t = next;
+      continue;
+    }
+    t = issue(*warps_[static_cast<std::size_t>(s)], t);
+    const sc_core::sc_time local = cycles(t);
+    if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+  }
+  end_ = std::max(end_, t);
+  if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
+  if (!fault_.empty()) {
+    fault(fault_);
+    return;
+  }
+  done_ = true;
+}
+
+std::string simt_core::pending_work() const {
+  if (done_ || !loaded_) return {};
+  return std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
+}
+
+void simt_core::attach_trace(trace_sink& sink) {
+  issue_warp_.attach(&sink, name(), "issue_warp", 8);
+  issue_pc_.attach(&sink, name(), "issue_pc", 16);
+  active_mask_.attach(&sink, name(), "active_mask", 32);
+  active_lanes_.attach(&sink, name(), "active_lanes", 8);
+  lsu_transactions_.attach(&sink, name(), "lsu_transactions", 8);
+  warp_state_.resize(warps_.size());
+  for (std::size_t s = 0; s < warps_.size(); ++s)
+    warp_state_[s].attach(&sink, name(), "warp" + std::to_string(s) + "_state", 2);
+}
+
+}  // namespace flynn

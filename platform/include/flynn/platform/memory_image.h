@@ -1,0 +1,45 @@
+// Memory images of workloads: the "init" and "expect" entries of a scenario's workload,
+// as lists of elements of 4 or 8 bytes at a byte address.
+//
+//   {"symbol": "A" | "address": 4096,
+//    "values": [..] | "floats": [..] | "doubles": [..] | "iota": N, "start": S, "step": D |
+//    "fill": N, "value": V | "random": N, "seed": S, "min": A, "max": B | "random_floats": N, "seed": S}
+//
+// "floats" are binary32 in 4-byte elements and binary64 in 8-byte ones ("doubles" is the
+// 8-byte spelling); "random_floats" (alias "random_doubles") are uniform in [0, 1).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/platform/scenario.h"
+
+namespace flynn {
+
+class banked_memory;
+
+struct memory_image {
+  std::uint64_t address = 0;
+  std::vector<std::uint64_t> elements;  // each truncated to elem_bytes
+};
+
+// Parses one entry. `resolve` turns a symbol into an address (or returns false); `init`
+// allows the random forms. Throws input_error naming the JSON path.
+memory_image parse_image(const nlohmann::json& entry, const std::string& path, const scenario_doc& sd,
+                         unsigned elem_bytes, bool init,
+                         const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                         const std::vector<std::string>& symbols);
+
+// Writes an image into a memory (through its functional view). Throws input_error if it
+// does not fit.
+void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
+                 const scenario_doc& sd);
+
+// Compares an image with a memory's contents; returns "" or what differs.
+std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
+
+}  // namespace flynn

@@ -1,0 +1,41 @@
+// The golden functional interpreter of the SIMT kernel ISA: architectural semantics only
+// (no warps in lockstep, no timing), written independently of the timed SIMT core in
+// modules/simt, which is checked against it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flynn/simt/isa.h"
+
+namespace flynn::simt {
+
+// A kernel launch: `grid` blocks of `block` threads each.
+struct launch {
+  unsigned grid = 1, block = 32;
+  std::vector<std::uint32_t> params;  // ldparam N reads params[N]
+  std::uint64_t shared_bytes = 16384;  // shared memory per block
+  unsigned warp_size = 32;             // for %laneid, %warpid and fault reports
+};
+
+struct interp_config {
+  std::uint64_t max_instructions = 200000000;  // runaway limit, all threads together
+};
+
+struct interp_result {
+  bool ok = true;
+  std::string fault;  // when !ok; see docs/isa/simt.md for the formats
+  std::uint64_t thread_instructions = 0;  // instructions reached by all threads (guarded-off
+                                          // included, a faulting one not)
+};
+
+// Runs every thread of every block to completion. Blocks run one after the other, each with
+// its own zero-initialised shared memory; inside a block each thread runs until bar.sync or
+// exit, and the barrier releases when every thread of the block waits at it. `global` is
+// the flat little-endian global memory. Every access is naturally aligned and inside its
+// space, else the run stops with a fault; a faulting instruction has no effect.
+interp_result interpret(const kernel& k, const launch& l, std::vector<unsigned char>& global,
+                        const interp_config& c);
+
+}  // namespace flynn::simt

@@ -1,0 +1,135 @@
+#include "flynn/platform/memory_image.h"
+
+#include <cstring>
+#include <random>
+
+#include "flynn/memory/banked_memory.h"
+#include "flynn/platform/errors.h"
+
+using nlohmann::json;
+
+namespace flynn {
+
+namespace {
+std::uint64_t float_bits(double d, unsigned elem_bytes) {
+  if (elem_bytes == 4) {
+    const float f = static_cast<float>(d);
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    return x;
+  }
+  std::uint64_t x;
+  std::memcpy(&x, &d, 8);
+  return x;
+}
+}  // namespace
+
+memory_image parse_image(const json& e, const std::string& path, const scenario_doc& sd, unsigned elem_bytes,
+                         bool init, const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                         const std::vector<std::string>& symbols) {
+  auto fail = [&](const std::string& p, const std::string& expected, const std::string& found) {
+    throw input_error(sd.origin_of(p), p, expected, found);
+  };
+  static const std::vector<std::string> keys = {"symbol", "address", "values", "floats", "doubles", "iota", "start",
+                                                "step", "fill", "value", "random", "random_floats", "random_doubles",
+                                                "seed", "min", "max"};
+  if (!e.is_object()) fail(path, "an object with \"symbol\" or \"address\"", json_kind(e));
+  for (auto it = e.begin(); it != e.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+      const std::string hint = did_you_mean(it.key(), keys);
+      fail(path + "." + it.key(), "an image key (values, floats, iota, fill, random, random_floats, ...)" +
+                                      (hint.empty() ? "" : "; " + hint),
+           "unknown key '" + it.key() + "'");
+    }
+  memory_image img;
+  if (e.contains("symbol")) {
+    if (!e["symbol"].is_string() || !resolve(e["symbol"].get<std::string>(), img.address)) {
+      const std::string hint = e["symbol"].is_string() ? did_you_mean(e["symbol"].get<std::string>(), symbols) : "";
+      fail(path + ".symbol", "a data label of the program" + (hint.empty() ? "" : "; " + hint), json_kind(e["symbol"]));
+    }
+  } else if (e.contains("address")) {
+    if (!e["address"].is_number_unsigned() || e["address"].get<std::uint64_t>() % elem_bytes)
+      fail(path + ".address", "a byte address, multiple of " + std::to_string(elem_bytes), json_kind(e["address"]));
+    img.address = e["address"].get<std::uint64_t>();
+  } else {
+    fail(path, "\"symbol\" or \"address\"", "neither");
+  }
+  auto count = [&](const char* k) {
+    if (!e[k].is_number_unsigned() || e[k].get<std::uint64_t>() > (std::uint64_t(1) << 27))
+      fail(path + "." + k, "an element count up to 2^27", json_kind(e[k]));
+    return e[k].get<std::uint64_t>();
+  };
+  auto num = [&](const char* k, std::int64_t def) -> std::int64_t {
+    if (!e.contains(k)) return def;
+    if (!e[k].is_number_integer()) fail(path + "." + k, "an integer", json_kind(e[k]));
+    return e[k].get<std::int64_t>();
+  };
+  const std::uint64_t mask = elem_bytes == 8 ? ~0ull : (1ull << (8 * elem_bytes)) - 1;
+  auto& w = img.elements;
+  const char* floats = e.contains("floats") ? "floats" : e.contains("doubles") ? "doubles" : nullptr;
+  if (e.contains("values")) {
+    if (!e["values"].is_array()) fail(path + ".values", "an array of integers", json_kind(e["values"]));
+    for (std::size_t i = 0; i < e["values"].size(); ++i) {
+      const json& v = e["values"][i];
+      if (!v.is_number_integer()) fail(index_path(path + ".values", i), "an integer", json_kind(v));
+      w.push_back((v.is_number_unsigned() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<std::int64_t>())) & mask);
+    }
+  } else if (floats) {
+    if (elem_bytes == 4 && std::string(floats) == "doubles")
+      fail(path + ".doubles", "\"floats\" (elements here are 4-byte binary32)", "\"doubles\"");
+    if (!e[floats].is_array()) fail(path + "." + floats, "an array of numbers", json_kind(e[floats]));
+    for (std::size_t i = 0; i < e[floats].size(); ++i) {
+      const json& v = e[floats][i];
+      if (!v.is_number()) fail(index_path(path + "." + floats, i), "a number", json_kind(v));
+      w.push_back(float_bits(v.get<double>(), elem_bytes));
+    }
+  } else if (e.contains("iota")) {
+    const std::uint64_t n = count("iota");
+    const std::int64_t start = num("start", 0), step = num("step", 1);
+    for (std::uint64_t i = 0; i < n; ++i)
+      w.push_back(static_cast<std::uint64_t>(start + static_cast<std::int64_t>(i) * step) & mask);
+  } else if (e.contains("fill")) {
+    w.assign(count("fill"), static_cast<std::uint64_t>(num("value", 0)) & mask);
+  } else if (init && e.contains("random")) {
+    const std::uint64_t n = count("random");
+    const std::int64_t lo = num("min", 0), hi = num("max", 1000);
+    if (hi < lo) fail(path + ".max", "at least min (" + std::to_string(lo) + ")", std::to_string(hi));
+    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
+    const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
+    for (std::uint64_t i = 0; i < n; ++i)
+      w.push_back(static_cast<std::uint64_t>(lo + static_cast<std::int64_t>(rng() % span)) & mask);
+  } else if (init && (e.contains("random_floats") || e.contains("random_doubles"))) {
+    const std::uint64_t n = count(e.contains("random_floats") ? "random_floats" : "random_doubles");
+    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
+    for (std::uint64_t i = 0; i < n; ++i) w.push_back(float_bits(double(rng() >> 11) / double(1ull << 53), elem_bytes));
+  } else {
+    fail(path, init ? "one of values, floats, iota, fill, random, random_floats" : "one of values, floats, iota, fill",
+         "none of them");
+  }
+  return img;
+}
+
+void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
+                 const scenario_doc& sd) {
+  const std::uint64_t size = mem.parameters().size_bytes;
+  if (img.address > size || img.elements.size() * elem_bytes > size - img.address)
+    throw input_error(sd.origin_of(path), path,
+                      "an image inside the memory (" + std::to_string(size) + " bytes)",
+                      std::to_string(img.elements.size()) + " elements of " + std::to_string(elem_bytes) +
+                          " B at byte address " + std::to_string(img.address));
+  for (std::size_t i = 0; i < img.elements.size(); ++i)
+    mem.poke(img.address + elem_bytes * i, reinterpret_cast<const unsigned char*>(&img.elements[i]), elem_bytes);
+}
+
+std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes) {
+  for (std::size_t i = 0; i < img.elements.size(); ++i) {
+    std::uint64_t y = 0;
+    mem.peek(img.address + elem_bytes * i, reinterpret_cast<unsigned char*>(&y), elem_bytes);
+    if (y != img.elements[i])
+      return "element " + std::to_string(i) + " (byte address " + std::to_string(img.address + elem_bytes * i) +
+             ") is " + std::to_string(y) + ", expected " + std::to_string(img.elements[i]);
+  }
+  return {};
+}
+
+}  // namespace flynn

@@ -1,0 +1,777 @@
+// Assembler for the SIMT kernel language (syntax: docs/isa/simt.md).
+//
+// Two passes: every line is parsed into instructions (branch targets are recorded as
+// fixups), then the fixups are resolved, so labels may be used before they are defined.
+// The first error ends assembly with an input_error "FILE:LINE:COL: expected X, found Y"
+// (COL 1-based, at the offending token).
+#include "flynn/platform/simt_asm.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "flynn/platform/errors.h"
+
+namespace flynn::simt {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+struct token {
+  enum kind_t { ident, number, punct } kind = punct;
+  std::string s;
+  unsigned col = 0;  // 1-based column of the first character
+  unsigned end = 0;  // column just after the last character
+};
+
+// One comma-separated operand.
+struct operand {
+  std::vector<token> toks;
+  unsigned col = 0;   // column of the first token (of the comma / line end when empty)
+  std::string text;   // source text of the operand
+  bool last = false;  // the line's last operand
+
+  std::string found() const {
+    if (!toks.empty()) return quoted(text);
+    return last ? "end of line" : "','";
+  }
+};
+
+// Operand layouts; see isa.h for the field mapping.
+enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none };
+
+struct op_info {
+  const char* name;  // the mnemonic's base (before the first '.')
+  op code;
+  form f;
+};
+
+const op_info op_table[] = {
+    {"mov", op::mov, form::mov},      {"ldparam", op::ldparam, form::ldparam},
+    {"add", op::add, form::alu},      {"sub", op::sub, form::alu},
+    {"mul", op::mul, form::alu},      {"mulhi", op::mulhi, form::alu},
+    {"mad", op::mad, form::r4},       {"div", op::div, form::alu},
+    {"rem", op::rem, form::alu},      {"and", op::and_, form::alu},
+    {"or", op::or_, form::alu},       {"xor", op::xor_, form::alu},
+    {"not", op::not_, form::unary},   {"shl", op::shl, form::alu},
+    {"shr", op::shr, form::alu},      {"sra", op::sra, form::alu},
+    {"min", op::min, form::alu},      {"max", op::max, form::alu},
+    {"fadd", op::fadd, form::falu},   {"fsub", op::fsub, form::falu},
+    {"fmul", op::fmul, form::falu},   {"ffma", op::ffma, form::r4},
+    {"fmin", op::fmin, form::falu},   {"fmax", op::fmax, form::falu},
+    {"fdiv", op::fdiv, form::falu},   {"fsqrt", op::fsqrt, form::unary},
+    {"cvt", op::cvt_f_s, form::unary}, {"setp", op::setp, form::setp},
+    {"selp", op::selp, form::selp},   {"ld", op::ld, form::ld},
+    {"st", op::st, form::st},         {"bra", op::bra, form::bra},
+    {"bar", op::bar, form::none},     {"exit", op::exit, form::none},
+    {"nop", op::nop, form::none},
+};
+
+const op_info* find_op(const std::string& base) {
+  for (const auto& o : op_table)
+    if (base == o.name) return &o;
+  return nullptr;
+}
+
+// Suggestion for an unknown mnemonic: the nearest full form (cvt.f.s, bar.sync, ...), else
+// the nearest base name.
+std::string mnemonic_hint(const std::string& name, const std::string& base) {
+  std::vector<std::string> full, bases;
+  for (const auto& o : op_table) {
+    bases.emplace_back(o.name);
+    if (o.code == op::cvt_f_s) {
+      full.emplace_back("cvt.f.s");
+      full.emplace_back("cvt.s.f");
+    } else {
+      full.emplace_back(mnemonic(o.code));
+    }
+  }
+  std::string hint = did_you_mean(name, full);
+  if (hint.empty()) hint = did_you_mean(base, bases);
+  return hint;
+}
+
+// Operand usage shown in operand-count errors.
+const char* usage(form f) {
+  switch (f) {
+    case form::mov: return "rd, ra|imm|%sreg";
+    case form::ldparam: return "rd, N";
+    case form::alu: return "rd, ra, rb|imm";
+    case form::r4: return "rd, ra, rb, rc";
+    case form::unary: return "rd, ra";
+    case form::falu: return "rd, ra, rb";
+    case form::setp: return "pd, ra, rb|imm";
+    case form::selp: return "rd, ra, rb|imm, pa";
+    case form::ld: return "rd, [ra+imm]";
+    case form::st: return "[ra+imm], rb";
+    case form::bra: return "label";
+    case form::none: return "";
+  }
+  return "";
+}
+
+unsigned operand_count(form f) {
+  switch (f) {
+    case form::none: return 0;
+    case form::bra: return 1;
+    case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
+    case form::alu: case form::falu: case form::setp: return 3;
+    case form::r4: case form::selp: return 4;
+  }
+  return 0;
+}
+
+// "r5" -> 5 (prefix 'r', below `limit`). Case-insensitive; no leading zeros.
+bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n) {
+  if (s.size() < 2 || s.size() > 3) return false;
+  if (std::tolower(static_cast<unsigned char>(s[0])) != prefix) return false;
+  if (s.size() == 3 && s[1] == '0') return false;
+  unsigned v = 0;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    v = v * 10 + static_cast<unsigned>(s[i] - '0');
+  }
+  if (v >= limit) return false;
+  n = static_cast<std::uint8_t>(v);
+  return true;
+}
+
+bool is_register_name(const std::string& s) {
+  std::uint8_t n = 0;
+  return register_number(s, 'r', 64, n) || register_number(s, 'p', 8, n);
+}
+
+bool valid_label_name(const std::string& s) {
+  if (s.empty()) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+struct special_name {
+  const char* name;
+  special s;
+};
+const special_name specials[] = {{"%tid", special::tid},       {"%ntid", special::ntid},
+                                 {"%ctaid", special::ctaid},   {"%nctaid", special::nctaid},
+                                 {"%laneid", special::laneid}, {"%warpid", special::warpid}};
+const char* const special_list = "%tid, %ntid, %ctaid, %nctaid, %laneid or %warpid";
+
+// Unsigned integer literal: decimal or 0x hex, up to 2^64 - 1.
+bool parse_magnitude(const std::string& s, std::uint64_t& v) {
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    first += 2;
+    base = 16;
+  }
+  if (first == last) return false;
+  const auto r = std::from_chars(first, last, v, base);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+bool is_hex_literal(const std::string& s) {
+  return s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+// A decimal literal with a '.' or an exponent is a binary32 number.
+bool is_float_literal(const std::string& s) {
+  return !is_hex_literal(s) && s.find_first_of(".eE") != std::string::npos;
+}
+
+// A 32-bit integer written as a signed or unsigned value: -2^31 .. 2^32 - 1.
+bool fits_32(bool neg, std::uint64_t m) {
+  return neg ? m <= (std::uint64_t{1} << 31) : m <= 0xffffffffu;
+}
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+struct fixup {
+  std::size_t index = 0;
+  std::string label;
+  unsigned line = 0, col = 0;
+};
+
+class assembler {
+ public:
+  explicit assembler(const std::string& file) : file_(file) {}
+
+  kernel run(const std::string& text) {
+    k_.file = file_;
+    std::size_t pos = 0;
+    unsigned lineno = 0;
+    while (pos <= text.size()) {
+      std::size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      ++lineno;
+      line_ = lineno;
+      do_line(text.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    if (k_.code.empty()) fail(1, 1, "at least one instruction", "none");
+    resolve();
+    if (name_line_ == 0) k_.name = std::filesystem::path(file_).stem().string();
+    return std::move(k_);
+  }
+
+ private:
+  [[noreturn]] void fail(unsigned line, unsigned col, const std::string& expected,
+                         const std::string& found) const {
+    throw input_error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                      ": expected " + expected + ", found " + found);
+  }
+  [[noreturn]] void fail(unsigned col, const std::string& expected,
+                         const std::string& found) const {
+    fail(line_, col, expected, found);
+  }
+
+  static std::vector<token> tokenize(const std::string& s) {
+    std::vector<token> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      const char c = s[i];
+      if (is_space(c)) {
+        ++i;
+        continue;
+      }
+      token t;
+      t.col = static_cast<unsigned>(i + 1);
+      const auto uc = static_cast<unsigned char>(c);
+      if (std::isalpha(uc) || c == '_' || c == '.' || c == '$' || c == '%') {
+        t.kind = token::ident;
+        std::size_t j = i + 1;
+        while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
+                                s[j] == '.' || s[j] == '$'))
+          ++j;
+        t.s = s.substr(i, j - i);
+        i = j;
+      } else if (std::isdigit(uc)) {
+        t.kind = token::number;
+        const bool hex_literal = i + 1 < s.size() && c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+        std::size_t j = i;
+        while (j < s.size()) {
+          const char d = s[j];
+          if (std::isalnum(static_cast<unsigned char>(d)) || d == '_' || d == '.') {
+            ++j;
+          } else if ((d == '+' || d == '-') && !hex_literal && j > i &&
+                     (s[j - 1] == 'e' || s[j - 1] == 'E')) {
+            ++j;  // exponent sign of a floating-point literal
+          } else {
+            break;
+          }
+        }
+        t.s = s.substr(i, j - i);
+        i = j;
+      } else {
+        t.kind = token::punct;
+        t.s = std::string(1, c);
+        ++i;
+      }
+      t.end = static_cast<unsigned>(i + 1);
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  void do_line(std::string line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::size_t cut = std::min(line.find(';'), line.find("//"));
+    if (cut != std::string::npos) line.resize(cut);
+    while (!line.empty() && is_space(line.back())) line.pop_back();
+    const unsigned eol_col = static_cast<unsigned>(line.size() + 1);
+
+    const std::vector<token> toks = tokenize(line);
+    std::size_t k = 0;
+    std::vector<token> labels;
+    while (k + 1 < toks.size() && toks[k].kind == token::ident && toks[k + 1].s == ":") {
+      const token& l = toks[k];
+      if (!valid_label_name(l.s))
+        fail(l.col, "a label name (a letter or '_', then letters, digits or '_')", quoted(l.s));
+      if (is_register_name(l.s))
+        fail(l.col, "a label name that is not a register or predicate name", quoted(l.s));
+      labels.push_back(l);
+      k += 2;
+    }
+    if (k == toks.size()) {
+      define_labels(labels);
+      return;
+    }
+
+    // Guard: @pN or @!pN.
+    const std::size_t start = k;
+    bool guarded = false, neg = false;
+    std::uint8_t guard = no_pred;
+    if (toks[k].kind == token::punct && toks[k].s == "@") {
+      guarded = true;
+      ++k;
+      if (k < toks.size() && toks[k].kind == token::punct && toks[k].s == "!") {
+        neg = true;
+        ++k;
+      }
+      if (k == toks.size()) fail(eol_col, "a guard predicate p0..p7", "end of line");
+      if (toks[k].kind != token::ident || !register_number(toks[k].s, 'p', 8, guard))
+        fail(toks[k].col, "a guard predicate p0..p7", quoted(toks[k].s));
+      ++k;
+      if (k == toks.size()) fail(eol_col, "an instruction after the guard", "end of line");
+    }
+
+    const token& head = toks[k];
+    if (head.kind != token::ident)
+      fail(head.col, guarded ? "an instruction mnemonic" : "an instruction, a directive or a label",
+           quoted(head.s));
+    if (guarded && head.s[0] == '.')
+      fail(head.col, "an instruction mnemonic (directives cannot be guarded)", quoted(head.s));
+
+    std::vector<operand> ops;
+    if (k + 1 < toks.size()) {
+      operand cur;
+      for (std::size_t i = k + 1; i < toks.size(); ++i) {
+        const token& t = toks[i];
+        if (t.kind == token::punct && t.s == ",") {
+          finish(cur, line, t.col);
+          ops.push_back(std::move(cur));
+          cur = operand();
+        } else {
+          cur.toks.push_back(t);
+        }
+      }
+      finish(cur, line, eol_col);
+      cur.last = true;
+      ops.push_back(std::move(cur));
+    }
+
+    if (head.s[0] == '.') {
+      directive(head, labels, ops, eol_col);
+      return;
+    }
+    instr in;
+    in.guard = guard;
+    in.guard_neg = neg;
+    in.line = line_;
+    in.text = line.substr(toks[start].col - 1);
+    instruction(head, labels, ops, in);
+  }
+
+  static void finish(operand& o, const std::string& line, unsigned empty_col) {
+    if (o.toks.empty()) {
+      o.col = empty_col;
+      return;
+    }
+    o.col = o.toks.front().col;
+    o.text = line.substr(o.col - 1, o.toks.back().end - o.col);
+  }
+
+  void define_labels(const std::vector<token>& labels) {
+    for (const token& l : labels) {
+      auto it = labels_.find(l.s);
+      if (it != labels_.end())
+        fail(l.col, "a new label name ('" + l.s + "' is already defined at line " +
+                        std::to_string(it->second.second) + ")",
+             quoted(l.s));
+      labels_.emplace(l.s, std::make_pair(static_cast<std::uint32_t>(k_.code.size()), line_));
+    }
+  }
+
+  // ---- directives -------------------------------------------------------------------
+
+  void directive(const token& head, const std::vector<token>& labels,
+                 const std::vector<operand>& ops, unsigned eol_col) {
+    const std::string name = lower(head.s);
+    if (name != ".kernel") {
+      const std::string hint = did_you_mean(name, {".kernel"});
+      fail(head.col, "a directive (.kernel)" + (hint.empty() ? "" : " (" + hint + ")"),
+           quoted(head.s));
+    }
+    const std::string exp = "a kernel name (a letter or '_', then letters, digits or '_')";
+    if (ops.empty()) fail(eol_col, exp, "end of line");
+    if (ops.size() > 1) fail(ops[1].col, "end of line (.kernel NAME)", ops[1].found());
+    const operand& o = ops[0];
+    if (o.toks.size() != 1 || !valid_label_name(o.toks[0].s)) fail(o.col, exp, o.found());
+    if (name_line_ != 0)
+      fail(head.col, "one .kernel directive (the kernel is named '" + k_.name + "' at line " +
+                         std::to_string(name_line_) + ")",
+           quoted(head.s));
+    define_labels(labels);
+    k_.name = o.toks[0].s;
+    name_line_ = line_;
+  }
+
+  // ---- numbers ----------------------------------------------------------------------
+
+  enum class num { ok, not_number, bad };
+
+  // A 32-bit immediate: [-]INTEGER (decimal or 0x hex, -2^31 .. 2^32 - 1, stored as
+  // written) or, when float_ok, [-]DECIMAL with '.' or an exponent (stored as the binary32
+  // bit pattern).
+  static num parse_imm(const operand& o, bool float_ok, std::int64_t& v) {
+    const auto& t = o.toks;
+    if (t.empty()) return num::not_number;
+    std::size_t i = 0;
+    bool neg = false;
+    if (t[0].kind == token::punct && t[0].s == "-") {
+      neg = true;
+      i = 1;
+    }
+    if (i >= t.size() || t[i].kind != token::number) return i == 1 ? num::bad : num::not_number;
+    if (t.size() != i + 1) return num::bad;
+    const std::string& s = t[i].s;
+    if (float_ok && is_float_literal(s)) {
+      float f = 0;
+      const auto r = std::from_chars(s.data(), s.data() + s.size(), f);
+      if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return num::bad;
+      v = static_cast<std::int64_t>(float_bits(neg ? -f : f));
+      return num::ok;
+    }
+    std::uint64_t m = 0;
+    if (!parse_magnitude(s, m) || !fits_32(neg, m)) return num::bad;
+    v = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
+    return num::ok;
+  }
+
+  static constexpr const char* imm_desc = "a 32-bit integer (decimal or 0x hex) or a binary32 number";
+  static constexpr const char* int_desc = "a 32-bit integer (decimal or 0x hex)";
+
+  // ---- operands ---------------------------------------------------------------------
+
+  std::uint8_t reg(const operand& o) const {
+    std::uint8_t n = 0;
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) return n;
+    if (o.toks.size() == 1 && o.toks[0].s[0] == '%')
+      fail(o.col, "a general register r0..r63 (special registers are read with mov)", o.found());
+    fail(o.col, "a general register r0..r63", o.found());
+  }
+
+  std::uint8_t pred(const operand& o) const {
+    std::uint8_t n = 0;
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'p', 8, n)) return n;
+    fail(o.col, "a predicate p0..p7", o.found());
+  }
+
+  // Second source: rb or an immediate (sets b_imm).
+  void source2(const operand& o, instr& in) const {
+    std::uint8_t n = 0;
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) {
+      in.rb = n;
+      return;
+    }
+    const std::string expected = "a general register r0..r63 or an immediate";
+    switch (parse_imm(o, true, in.imm)) {
+      case num::ok: in.b_imm = true; return;
+      case num::bad: fail(o.col, imm_desc, o.found());
+      case num::not_number: break;
+    }
+    if (o.toks.size() == 1 && o.toks[0].s[0] == '%')
+      fail(o.col, expected + " (special registers are read with mov)", o.found());
+    fail(o.col, expected, o.found());
+  }
+
+  void mov_source(const operand& o, instr& in) const {
+    const std::string expected =
+        std::string("a general register r0..r63, a special register (") + special_list +
+        ") or an immediate";
+    if (o.toks.size() == 1 && o.toks[0].s[0] == '%') {
+      const std::string s = lower(o.toks[0].s);
+      for (const auto& sp : specials) {
+        if (s == sp.name) {
+          in.sreg = sp.s;
+          return;
+        }
+      }
+      std::vector<std::string> names;
+      for (const auto& sp : specials) names.emplace_back(sp.name);
+      const std::string hint = did_you_mean(s, names);
+      fail(o.col,
+           std::string("a special register ") + special_list + (hint.empty() ? "" : " (" + hint + ")"),
+           o.found());
+    }
+    std::uint8_t n = 0;
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) {
+      in.ra = n;
+      return;
+    }
+    switch (parse_imm(o, true, in.imm)) {
+      case num::ok: in.b_imm = true; return;
+      case num::bad: fail(o.col, imm_desc, o.found());
+      case num::not_number: break;
+    }
+    fail(o.col, expected, o.found());
+  }
+
+  // [ra+imm] | [ra-imm] | [ra]
+  void memory(const operand& o, instr& in) const {
+    const std::string expected = "a memory operand [rN+imm], [rN-imm] or [rN]";
+    const auto& t = o.toks;
+    auto is = [&](std::size_t i, const char* s) {
+      return i < t.size() && t[i].kind == token::punct && t[i].s == s;
+    };
+    if (!is(0, "[") || t.size() < 2) fail(o.col, expected, o.found());
+    std::uint8_t n = 0;
+    if (!register_number(t[1].s, 'r', 64, n))
+      fail(t[1].col, "a general register r0..r63", quoted(t[1].s));
+    in.ra = n;
+    in.imm = 0;
+    if (is(2, "]") && t.size() == 3) return;
+    if ((is(2, "+") || is(2, "-")) && t.size() == 5 && is(4, "]")) {
+      if (t[3].kind != token::number) fail(t[3].col, "an integer offset", quoted(t[3].s));
+      std::uint64_t m = 0;
+      const bool neg = t[2].s == "-";
+      if (!parse_magnitude(t[3].s, m) || !fits_32(neg, m)) fail(t[3].col, int_desc, quoted(t[3].s));
+      in.imm = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
+      return;
+    }
+    fail(t.size() > 2 ? t[2].col : o.col, expected, o.found());
+  }
+
+  // The first register of a 64- or 128-bit access must start an aligned group.
+  void check_group(const operand& o, std::uint8_t r, std::uint8_t width) const {
+    if (width == 8 && r % 2 != 0)
+      fail(o.col, "an even register r0, r2, .., r62 (a 64-bit access uses rN, rN+1)", o.found());
+    if (width == 16 && r % 4 != 0)
+      fail(o.col, "a register that is a multiple of 4: r0, r4, .., r60 (a 128-bit access uses rN..rN+3)",
+           o.found());
+  }
+
+  void target(const operand& o) {
+    if (o.toks.size() != 1 || o.toks[0].kind != token::ident || !valid_label_name(o.toks[0].s) ||
+        is_register_name(o.toks[0].s))
+      fail(o.col, "a branch target (a label)", o.found());
+    fixup f;
+    f.index = k_.code.size();
+    f.label = o.toks[0].s;
+    f.line = line_;
+    f.col = o.col;
+    fixups_.push_back(std::move(f));
+  }
+
+  // ---- instructions -----------------------------------------------------------------
+
+  struct part {
+    std::string s;     // lower case, without the dot
+    std::string orig;  // as written, with the dot
+    unsigned col = 0;  // column of the dot
+  };
+
+  static std::vector<part> suffix_parts(const token& head, std::size_t base_len) {
+    std::vector<part> parts;
+    std::size_t i = base_len;
+    while (i < head.s.size()) {  // head.s[i] == '.'
+      std::size_t j = head.s.find('.', i + 1);
+      if (j == std::string::npos) j = head.s.size();
+      part p;
+      p.orig = head.s.substr(i, j - i);
+      p.s = lower(p.orig.substr(1));
+      p.col = head.col + static_cast<unsigned>(i);
+      parts.push_back(std::move(p));
+      i = j;
+    }
+    return parts;
+  }
+
+  void instruction(const token& head, const std::vector<token>& labels,
+                   const std::vector<operand>& ops, instr& in) {
+    const std::string name = lower(head.s);
+    const std::string base = name.substr(0, name.find('.'));
+    const op_info* info = find_op(base);
+    if (!info) {
+      const std::string hint = mnemonic_hint(name, base);
+      fail(head.col, "an instruction mnemonic" + (hint.empty() ? "" : " (" + hint + ")"),
+           quoted(head.s));
+    }
+    in.code = info->code;
+    const std::vector<part> parts = suffix_parts(head, base.size());
+    const std::string rest = head.s.substr(base.size());
+    std::string display = info->name;  // the mnemonic shown in usage messages
+
+    const form f = info->f;
+    if (f == form::setp) {
+      display = "setp.CMP.TYPE";
+      const std::string whole =
+          "a comparison and type suffix (setp.CMP.TYPE: CMP eq, ne, lt, le, gt or ge; TYPE s32, u32 or f32)";
+      if (parts.empty()) fail(head.col, whole, quoted(head.s));
+      static const char* const cmps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+      bool found_cmp = false;
+      for (unsigned i = 0; i < 6; ++i) {
+        if (parts[0].s == cmps[i]) {
+          in.cond = static_cast<cmp>(i);
+          found_cmp = true;
+        }
+      }
+      if (!found_cmp)
+        fail(parts[0].col, "a comparison .eq, .ne, .lt, .le, .gt or .ge", quoted(parts[0].orig));
+      if (parts.size() < 2) fail(head.col, "a type suffix .s32, .u32 or .f32 after the comparison", quoted(head.s));
+      if (parts[1].s == "s32") in.ty = type::s32;
+      else if (parts[1].s == "u32") in.ty = type::u32;
+      else if (parts[1].s == "f32") in.ty = type::f32;
+      else fail(parts[1].col, "a type .s32, .u32 or .f32", quoted(parts[1].orig));
+      if (parts.size() > 2) fail(parts[2].col, "end of the mnemonic (setp.CMP.TYPE)", quoted(parts[2].orig));
+    } else if (f == form::ld || f == form::st) {
+      display = std::string(info->name) + ".SPACE.W";
+      if (parts.empty())
+        fail(head.col,
+             "a space and width suffix (" + display + ": SPACE global or shared; W 32, 64 or 128)",
+             quoted(head.s));
+      if (parts[0].s == "global") in.sp = space::global;
+      else if (parts[0].s == "shared") in.sp = space::shared;
+      else fail(parts[0].col, "a memory space .global or .shared", quoted(parts[0].orig));
+      if (parts.size() < 2)
+        fail(head.col, "a width suffix .32, .64 or .128 after the space", quoted(head.s));
+      if (parts[1].s == "32") in.width = 4;
+      else if (parts[1].s == "64") in.width = 8;
+      else if (parts[1].s == "128") in.width = 16;
+      else fail(parts[1].col, "an access width .32, .64 or .128", quoted(parts[1].orig));
+      if (parts.size() > 2)
+        fail(parts[2].col, "end of the mnemonic (" + display + ")", quoted(parts[2].orig));
+    } else if (base == "cvt") {
+      if (name == "cvt.f.s") in.code = op::cvt_f_s;
+      else if (name == "cvt.s.f") in.code = op::cvt_s_f;
+      else fail(parts.empty() ? head.col : parts[0].col, "a conversion cvt.f.s or cvt.s.f",
+                quoted(parts.empty() ? head.s : rest));
+      display = mnemonic(in.code);
+    } else if (base == "bar") {
+      if (name != "bar.sync")
+        fail(parts.empty() ? head.col : parts[0].col, "bar.sync", quoted(parts.empty() ? head.s : rest));
+      display = "bar.sync";
+    } else if (!parts.empty()) {
+      fail(parts[0].col, "no suffix (only setp, ld, st, cvt and bar take suffixes)", quoted(rest));
+    }
+
+    const unsigned want = operand_count(f);
+    const auto have = static_cast<unsigned>(ops.size());
+    if (have != want) {
+      const std::string use = display + (*usage(f) ? " " : "") + usage(f);
+      const std::string exp = want == 0 ? "no operands (" + use + ")"
+                                        : std::to_string(want) + (want == 1 ? " operand (" : " operands (") +
+                                              use + ")";
+      fail(have > want ? ops[want].col : head.col, exp, std::to_string(have));
+    }
+
+    define_labels(labels);
+    switch (f) {
+      case form::mov:
+        in.rd = reg(ops[0]);
+        mov_source(ops[1], in);
+        break;
+      case form::ldparam: {
+        in.rd = reg(ops[0]);
+        const std::string exp = "a parameter index (an integer 0..4294967295)";
+        std::uint64_t m = 0;
+        const auto& t = ops[1].toks;
+        if (t.size() != 1 || t[0].kind != token::number || !parse_magnitude(t[0].s, m) ||
+            m > 0xffffffffu)
+          fail(ops[1].col, exp, ops[1].found());
+        in.imm = static_cast<std::int64_t>(m);
+        break;
+      }
+      case form::alu:
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        source2(ops[2], in);
+        break;
+      case form::r4:
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        in.rb = reg(ops[2]);
+        in.rc = reg(ops[3]);
+        break;
+      case form::unary:
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        break;
+      case form::falu:
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        in.rb = reg(ops[2]);
+        break;
+      case form::setp:
+        in.rd = pred(ops[0]);
+        in.ra = reg(ops[1]);
+        source2(ops[2], in);
+        break;
+      case form::selp:
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        source2(ops[2], in);
+        in.rc = pred(ops[3]);
+        break;
+      case form::ld:
+        in.rd = reg(ops[0]);
+        check_group(ops[0], in.rd, in.width);
+        memory(ops[1], in);
+        break;
+      case form::st:
+        memory(ops[0], in);
+        in.rb = reg(ops[1]);
+        check_group(ops[1], in.rb, in.width);
+        break;
+      case form::bra:
+        target(ops[0]);
+        break;
+      case form::none:
+        break;
+    }
+    k_.code.push_back(std::move(in));
+  }
+
+  // ---- labels -----------------------------------------------------------------------
+
+  void resolve() {
+    std::vector<std::string> names;
+    for (const auto& l : labels_) names.push_back(l.first);
+    for (const fixup& f : fixups_) {
+      auto it = labels_.find(f.label);
+      if (it == labels_.end()) {
+        const std::string hint = did_you_mean(f.label, names);
+        fail(f.line, f.col, "a defined label" + (hint.empty() ? "" : " (" + hint + ")"),
+             quoted(f.label));
+      }
+      k_.code[f.index].target = it->second.first;
+    }
+  }
+
+  std::string file_;
+  kernel k_;
+  unsigned line_ = 0;
+  unsigned name_line_ = 0;  // line of the .kernel directive (0: none yet)
+  std::map<std::string, std::pair<std::uint32_t, unsigned>> labels_;  // -> (index, line)
+  std::vector<fixup> fixups_;
+};
+
+}  // namespace
+
+kernel assemble(const std::string& text, const std::string& file) {
+  return assembler(file).run(text);
+}
+
+kernel assemble_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": cannot read file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path + ": cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw input_error(path + ": cannot read file");
+  return assemble(text.str(), path);
+}
+
+}  // namespace flynn::simt

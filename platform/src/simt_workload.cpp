@@ -1,0 +1,162 @@
+// The SIMT core's workload: a kernel, its launch, global-memory images, and the check
+// against the golden thread-by-thread interpreter.
+#include <filesystem>
+
+#include "flynn/memory/banked_memory.h"
+#include "flynn/platform/errors.h"
+#include "flynn/platform/memory_image.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/simt_asm.h"
+#include "flynn/platform/simt_interp.h"
+#include "flynn/platform/workload.h"
+#include "flynn/simt/simt_core.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace flynn {
+
+namespace {
+
+class simt_workload final : public workload {
+ public:
+  simt_workload(platform& p, const scenario_doc& sd, const json& spec);
+  void check(const platform& p, run_result& r) const override;
+
+ private:
+  [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found) const {
+    throw input_error(sd_.origin_of(path), path, expected, found);
+  }
+  memory_image image(const json& e, const std::string& path, bool init) const {
+    return parse_image(e, path, sd_, 4, init, [](const std::string&, std::uint64_t&) { return false; }, {});
+  }
+  unsigned count(const json& spec, const char* key, unsigned def, unsigned max) const {
+    if (!spec.contains(key)) return def;
+    const json& v = spec[key];
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max)
+      fail(std::string("workload.") + key, "an integer in [1, " + std::to_string(max) + "]", json_kind(v));
+    return v.get<unsigned>();
+  }
+
+  const scenario_doc& sd_;
+  simt::kernel kernel_;
+  simt_launch launch_;
+  simt_core* core_ = nullptr;
+  banked_memory* mem_ = nullptr;
+  std::vector<unsigned char> image_;
+  std::vector<std::pair<std::string, memory_image>> expect_;
+};
+
+simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& spec) : sd_(sd) {
+  static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
+                                                "shared_bytes", "params", "init", "expect"};
+  for (auto it = spec.begin(); it != spec.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+      const std::string hint = did_you_mean(it.key(), keys);
+      fail("workload." + it.key(), "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect)" +
+                                       (hint.empty() ? "" : "; " + hint),
+           "unknown key '" + it.key() + "'");
+    }
+  for (const char* k : {"kernel", "memory"})
+    if (!spec.contains(k) || !spec[k].is_string())
+      fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
+  core_ = dynamic_cast<simt_core*>(p.find(spec["core"].get<std::string>()));
+  mem_ = dynamic_cast<banked_memory*>(p.find(spec["memory"].get<std::string>()));
+  if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
+  const fs::path file = fs::path(sd.origin_of("workload.kernel")).parent_path() / spec["kernel"].get<std::string>();
+  if (!fs::exists(file)) fail("workload.kernel", "a kernel assembly file", "'" + file.string() + "' (no such file)");
+  kernel_ = simt::assemble_file(file.string());
+  launch_.grid = count(spec, "grid", 1, 1u << 20);
+  launch_.block = count(spec, "block", 32, 2048);
+  if (spec.contains("shared_bytes")) {
+    const json& v = spec["shared_bytes"];
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() % 4 || v.get<std::uint64_t>() > (1u << 24))
+      fail("workload.shared_bytes", "a multiple of 4 up to 16 MiB", json_kind(v));
+    launch_.shared_bytes = v.get<std::uint64_t>();
+  }
+  if (spec.contains("params")) {
+    const json& ps = spec["params"];
+    if (!ps.is_array()) fail("workload.params", "an array of 32-bit integers", json_kind(ps));
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (!ps[i].is_number_integer() || ps[i].get<std::int64_t>() < INT32_MIN || ps[i].get<std::int64_t>() > UINT32_MAX)
+        fail(index_path("workload.params", i), "a 32-bit integer", json_kind(ps[i]));
+      launch_.params.push_back(static_cast<std::uint32_t>(ps[i].get<std::int64_t>()));
+    }
+  }
+  try {
+    core_->load(kernel_, launch_);
+  } catch (const std::invalid_argument& e) {
+    fail("workload.block", "a launch that fits the core", e.what());
+  }
+  if (spec.contains("init")) {
+    if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
+    for (std::size_t i = 0; i < spec["init"].size(); ++i) {
+      const std::string path = index_path("workload.init", i);
+      write_image(*mem_, image(spec["init"][i], path, true), 4, path, sd_);
+    }
+  }
+  if (spec.contains("expect")) {
+    if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
+    for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
+      const std::string path = index_path("workload.expect", i);
+      expect_.emplace_back(path, image(spec["expect"][i], path, false));
+    }
+  }
+  image_.resize(mem_->parameters().size_bytes);
+  mem_->peek(0, image_.data(), image_.size());
+}
+
+void simt_workload::check(const platform&, run_result& r) const {
+  std::vector<unsigned char> golden = image_;
+  simt::launch l;
+  l.grid = launch_.grid;
+  l.block = launch_.block;
+  l.params = launch_.params;
+  l.shared_bytes = launch_.shared_bytes;
+  l.warp_size = core_->parameters().warp_size;
+  const simt::interp_result g = simt::interpret(kernel_, l, golden, simt::interp_config{});
+  const std::string who = core_->name();
+  if (!g.ok) {
+    r.state = run_result::status::mismatch;
+    r.message = who + ": the golden interpreter faulted where the timed run did not: " + g.fault;
+    return;
+  }
+  if (g.thread_instructions != core_->thread_instructions()) {
+    r.state = run_result::status::mismatch;
+    r.message = who + ": executed " + std::to_string(core_->thread_instructions()) +
+                " thread instructions, the golden interpreter " + std::to_string(g.thread_instructions);
+    return;
+  }
+  r.checks.push_back(who + ": thread instructions equal the golden interpreter's (" +
+                     std::to_string(g.thread_instructions) + ")");
+  std::vector<unsigned char> actual(golden.size());
+  mem_->peek(0, actual.data(), actual.size());
+  for (std::size_t a = 0; a < golden.size(); a += 4)
+    if (std::memcmp(&golden[a], &actual[a], std::min<std::size_t>(4, golden.size() - a)) != 0) {
+      std::uint32_t x = 0, y = 0;
+      std::memcpy(&x, &golden[a], 4);
+      std::memcpy(&y, &actual[a], 4);
+      r.state = run_result::status::mismatch;
+      r.message = std::string(mem_->name()) + ": word at byte address " + std::to_string(a) + " is " +
+                  std::to_string(y) + ", the golden interpreter has " + std::to_string(x);
+      return;
+    }
+  r.checks.push_back(std::string(mem_->name()) + ": final memory equals the golden interpreter's");
+  for (const auto& [path, img] : expect_) {
+    const std::string diff = compare_image(*mem_, img, 4);
+    if (!diff.empty()) {
+      r.state = run_result::status::mismatch;
+      r.message = path + ": " + diff;
+      return;
+    }
+    r.checks.push_back(path + ": " + std::to_string(img.elements.size()) + " words as expected");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<workload> make_simt_workload(platform& p, const scenario_doc& sd, const json& spec) {
+  return std::make_unique<simt_workload>(p, sd, spec);
+}
+
+}  // namespace flynn
