@@ -14,12 +14,16 @@ namespace {
 // Traffic generators against the memories they drive: the golden model replays every
 // generator's requests in instance-name order over the memory's initial image.
 void check_traffic(const platform& p, run_result& r) {
-  std::map<banked_memory*, std::vector<traffic_generator*>> by_memory;
+  // Keyed by name: the order of the checks does not depend on where objects live.
+  std::map<std::string, std::pair<banked_memory*, std::vector<traffic_generator*>>> by_memory;
   for (auto* m : p.modules())
     if (auto* g = dynamic_cast<traffic_generator*>(m))
-      if (auto* mem = dynamic_cast<banked_memory*>(p.target_of(std::string(g->basename()) + ".out")))
-        by_memory[mem].push_back(g);
-  for (auto& [mem, gens] : by_memory) {
+      if (auto* mem = dynamic_cast<banked_memory*>(p.target_of(std::string(g->basename()) + ".out"))) {
+        by_memory[mem->name()].first = mem;
+        by_memory[mem->name()].second.push_back(g);
+      }
+  for (auto& [name, entry] : by_memory) {
+    auto& [mem, gens] = entry;
     std::vector<unsigned char> golden;
     banked_memory::initial_image(mem->parameters(), golden);
     for (auto* g : gens) {

@@ -152,6 +152,10 @@ int cmd_run(const options& o) {
   vcd_writer vcd;
   if (o.trace == "vcd") p.attach_trace(vcd);
   const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
+  if (double(max_cycles) * p.spec().clock_ns > 1e15)  // simulated time must fit sc_time (ps)
+    throw input_error("command line: --max-cycles: expected at most " +
+                      std::to_string(static_cast<std::uint64_t>(1e15 / p.spec().clock_ns)) +
+                      " cycles at this clock, found " + std::to_string(max_cycles));
   const run_result r = p.run(max_cycles);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 

@@ -95,9 +95,10 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     const std::int64_t lo = num("min", 0), hi = num("max", 1000);
     if (hi < lo) fail(path + ".max", "at least min (" + std::to_string(lo) + ")", std::to_string(hi));
     std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
-    const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
+    // Unsigned arithmetic: the span of [min, max] may be all 2^64 values.
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
     for (std::uint64_t i = 0; i < n; ++i)
-      w.push_back(static_cast<std::uint64_t>(lo + static_cast<std::int64_t>(rng() % span)) & mask);
+      w.push_back((static_cast<std::uint64_t>(lo) + (span ? rng() % span : rng())) & mask);
   } else if (init && (e.contains("random_floats") || e.contains("random_doubles"))) {
     const std::uint64_t n = count(e.contains("random_floats") ? "random_floats" : "random_doubles");
     std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
@@ -109,14 +110,19 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
   return img;
 }
 
-void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
-                 const scenario_doc& sd) {
+void check_image_fits(const banked_memory& mem, const memory_image& img, unsigned elem_bytes,
+                      const std::string& path, const scenario_doc& sd) {
   const std::uint64_t size = mem.parameters().size_bytes;
   if (img.address > size || img.elements.size() * elem_bytes > size - img.address)
     throw input_error(sd.origin_of(path), path,
                       "an image inside the memory (" + std::to_string(size) + " bytes)",
                       std::to_string(img.elements.size()) + " elements of " + std::to_string(elem_bytes) +
                           " B at byte address " + std::to_string(img.address));
+}
+
+void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
+                 const scenario_doc& sd) {
+  check_image_fits(mem, img, elem_bytes, path, sd);
   for (std::size_t i = 0; i < img.elements.size(); ++i)
     mem.poke(img.address + elem_bytes * i, reinterpret_cast<const unsigned char*>(&img.elements[i]), elem_bytes);
 }

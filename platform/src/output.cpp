@@ -32,8 +32,13 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-void publish_outdir(const std::string& dir, const std::function<void(const std::string&)>& write) {
+void publish_outdir(const std::string& dir_arg, const std::function<void(const std::string&)>& write) {
+  // "out/x/" and "out/./x" name the same folder as "out/x".
+  std::string dir = fs::path(dir_arg).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   check_outdir(dir);
+  if (dir == "." || dir == ".." || dir == "/" || fs::path(dir).filename() == "..")
+    throw input_error("--outdir " + dir_arg + ": expected a folder to create or replace, found '" + dir + "'");
   const fs::path final_dir(dir);
   const std::string tag = ".tmp-" + std::to_string(::getpid());
   const fs::path tmp = final_dir.string() + tag;

@@ -214,20 +214,22 @@ scenario parse_scenario(const scenario_doc& sd) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
       fail("name", "letters, digits, '_', '-' or '.' (it names the output folder)",
            "'" + s.name + "'");
+  if (s.name == "." || s.name == "..") fail("name", "a folder name other than '.' and '..'", "'" + s.name + "'");
   if (d.contains("description")) {
     if (!d["description"].is_string()) fail("description", "a string", json_kind(d["description"]));
     s.description = d["description"].get<std::string>();
   }
   if (d.contains("clock_ns")) {
     const json& c = d["clock_ns"];
-    if (!c.is_number() || c.get<double>() <= 0 || c.get<double>() > 1e6)
-      fail("clock_ns", "a number of nanoseconds in (0, 1e6]", json_kind(c));
+    if (!c.is_number() || c.get<double>() < 1e-3 || c.get<double>() > 1e6)
+      fail("clock_ns", "a number of nanoseconds in [0.001, 1e6]", json_kind(c));
     s.clock_ns = c.get<double>();
   }
   if (d.contains("max_cycles")) {
     const json& c = d["max_cycles"];
-    if (!c.is_number_unsigned() && !(c.is_number_integer() && c.get<std::int64_t>() >= 0))
-      fail("max_cycles", "a non-negative integer (0: no limit)", json_kind(c));
+    if (!(c.is_number_unsigned() || (c.is_number_integer() && c.get<std::int64_t>() >= 0)) ||
+        c.get<std::uint64_t>() > 1000000000000ull)
+      fail("max_cycles", "an integer in [0, 1e12] (0: no limit)", json_kind(c));
     s.max_cycles = c.get<std::uint64_t>();
   }
   if (!d.contains("modules")) fail("modules", "an object of module instances", "nothing (missing)");

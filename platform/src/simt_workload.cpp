@@ -63,7 +63,7 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
   core_ = dynamic_cast<simt_core*>(p.find(spec["core"].get<std::string>()));
   mem_ = dynamic_cast<banked_memory*>(p.find(spec["memory"].get<std::string>()));
   if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
-  const fs::path file = fs::path(sd.origin_of("workload.kernel")).parent_path() / spec["kernel"].get<std::string>();
+  const fs::path file = workload_file(sd, "workload.kernel", spec["kernel"].get<std::string>());
   if (!fs::exists(file)) fail("workload.kernel", "a kernel assembly file", "'" + file.string() + "' (no such file)");
   kernel_ = simt::assemble_file(file.string());
   launch_.grid = count(spec, "grid", 1, 1u << 20);
@@ -100,6 +100,7 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
     for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
       const std::string path = index_path("workload.expect", i);
       expect_.emplace_back(path, image(spec["expect"][i], path, false));
+      check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
     }
   }
   image_.resize(mem_->parameters().size_bytes);
@@ -114,7 +115,9 @@ void simt_workload::check(const platform&, run_result& r) const {
   l.params = launch_.params;
   l.shared_bytes = launch_.shared_bytes;
   l.warp_size = core_->parameters().warp_size;
-  const simt::interp_result g = simt::interpret(kernel_, l, golden, simt::interp_config{});
+  simt::interp_config cfg;
+  cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;
+  const simt::interp_result g = simt::interpret(kernel_, l, golden, cfg);
   const std::string who = core_->name();
   if (!g.ok) {
     r.state = run_result::status::mismatch;

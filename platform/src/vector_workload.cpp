@@ -62,8 +62,7 @@ vector_workload::vector_workload(platform& p, const scenario_doc& sd, const json
     max_vl_ = vu->parameters().max_vl;
 
   // The program path is relative to the file that names it.
-  const fs::path from = fs::path(sd.origin_of("workload.program")).parent_path();
-  const fs::path prog = from / str(spec, "program");
+  const fs::path prog = workload_file(sd, "workload.program", str(spec, "program"));
   if (!fs::exists(prog)) fail("workload.program", "an assembly file", "'" + prog.string() + "' (no such file)");
   prog_ = vec::assemble_file(prog.string());
 
@@ -80,6 +79,7 @@ vector_workload::vector_workload(platform& p, const scenario_doc& sd, const json
     for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
       const std::string path = index_path("workload.expect", i);
       expect_.emplace_back(path, image(spec["expect"][i], path, false));
+      check_image_fits(*mem_, expect_.back().second, 8, path, sd_);
     }
   }
   image_.resize(mem_->parameters().size_bytes);
@@ -98,6 +98,7 @@ void vector_workload::check(const platform&, run_result& r) const {
   std::vector<unsigned char> golden = image_;
   vec::interp_config cfg;
   cfg.max_vl = max_vl_;
+  cfg.max_instructions = core_->parameters().max_instructions;
   const vec::interp_result g = vec::interpret(prog_, golden, cfg);
   const std::string who = core_->name();
   if (!g.ok) {

@@ -1,5 +1,7 @@
 #include "flynn/platform/workload.h"
 
+#include <filesystem>
+
 #include "flynn/platform/errors.h"
 #include "flynn/platform/platform.h"
 #include "flynn/simt/simt_core.h"
@@ -11,6 +13,12 @@ namespace flynn {
 
 std::unique_ptr<workload> make_vector_workload(platform& p, const scenario_doc& sd, const json& spec);
 std::unique_ptr<workload> make_simt_workload(platform& p, const scenario_doc& sd, const json& spec);
+
+std::string workload_file(const scenario_doc& sd, const std::string& json_path, const std::string& value) {
+  const std::string origin = sd.origin_of(json_path);
+  if (origin.rfind("--set ", 0) == 0) return value;
+  return (std::filesystem::path(origin).parent_path() / value).string();
+}
 
 // The kind of workload follows the type of the core that runs it.
 std::unique_ptr<workload> load_workload(platform& p, const scenario_doc& sd, const json& spec) {

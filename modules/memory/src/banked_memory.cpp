@@ -51,8 +51,8 @@ std::vector<param_issue> banked_memory_params::check() const {
                  "0"});
   if (mapping == bank_mapping_kind::xor_hashed && !pow2(banks))
     r.push_back({"banks", "a power of two for the xor mapping", std::to_string(banks)});
-  if (size_bytes > (std::uint64_t(1) << 34))
-    r.push_back({"size_bytes", "at most 16 GiB", std::to_string(size_bytes)});
+  if (size_bytes > (std::uint64_t(1) << 30))
+    r.push_back({"size_bytes", "at most 1 GiB", std::to_string(size_bytes)});
   return r;
 }
 
@@ -347,9 +347,13 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
                                                   sc_core::sc_time& delay) {
   port_state& ps = *ports_[port];
   if (phase == tlm::END_RESP) {
+    if (!ps.awaiting_end_resp) {
+      fault("nb_transport_fw: END_RESP without a response awaiting it");
+      return tlm::TLM_COMPLETED;
+    }
     ps.awaiting_end_resp = false;
     if (!ps.begin_resp.empty()) ps.begin_resp_ev.notify(sc_core::SC_ZERO_TIME);
-    gp.release();
+    if (gp.has_mm()) gp.release();
     return tlm::TLM_COMPLETED;
   }
   if (phase != tlm::BEGIN_REQ) {

@@ -38,6 +38,8 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"lat_lsu", "cycles", "load/store unit: address generation, and write-back after the data"}, lat_lsu, 0, 1000);
   param(v, {"segment_bytes", "B", "global-memory coalescing segment (power of two)"}, segment_bytes, 4, 4096);
   param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
+  param(v, {"max_instructions", "instructions", "runaway guard: more warp instructions than this is a fault"},
+        max_instructions, 1, std::uint64_t(1) << 40);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
@@ -487,7 +489,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
                                    hex(addr[ls.front()]) + ": " + gp.get_response_string());
       return t;
     }
-    done = std::max(done, to_cycles(sc_core::sc_time_stamp() + delay));
+    done = std::max(done, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
     if (!store)
       for (std::size_t k = 0; k < ls.size(); ++k)
         for (unsigned wd = 0; wd < words; ++wd)
@@ -667,6 +669,11 @@ void simt_core::run() {
       views[s].ready = w.live && !w.at_barrier && ready_time(w) <= t;
     }
     const int s = sched_->pick(views);
+    if (s >= 0 && warp_instr_.value() >= p_.max_instructions) {
+      set_fault(*warps_[static_cast<std::size_t>(s)], 0,
+                "runaway kernel: more than " + std::to_string(p_.max_instructions) + " warp instructions");
+      break;
+    }
     if (s < 0) {
       std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
       const warp* first = nullptr;

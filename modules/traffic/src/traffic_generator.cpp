@@ -74,6 +74,13 @@ void traffic_generator_params::visit(param_visitor& v) {
 std::vector<param_issue> traffic_generator_params::check() const {
   std::vector<param_issue> r;
   if (streams.empty()) r.push_back({"streams", "at least one stream", "[]"});
+  if (start_cycle > 1000000000000ull)
+    r.push_back({"start_cycle", "at most 1e12", std::to_string(start_cycle)});
+  std::uint64_t largest = 0;
+  for (const auto& s : streams) largest = std::max<std::uint64_t>(largest, std::uint64_t(s.size) * (s.lanes ? s.lanes : 1));
+  if (at && largest * max_outstanding > (std::uint64_t(64) << 20))
+    r.push_back({"max_outstanding", "at most 64 MiB of AT request buffers (max_outstanding x largest request)",
+                 std::to_string(max_outstanding) + " x " + std::to_string(largest) + " B"});
   for (std::size_t i = 0; i < streams.size(); ++i) {
     auto s = streams[i].check("streams[" + std::to_string(i) + "].");
     r.insert(r.end(), s.begin(), s.end());
@@ -290,7 +297,7 @@ void traffic_generator::run_lt() {
     setup(gp, buf.data(), ext, c);
     sc_core::sc_time delay = cycles(plan) - sc_core::sc_time_stamp();
     out->b_transport(gp, delay);
-    const std::uint64_t done = to_cycles(sc_core::sc_time_stamp() + delay);
+    const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     gp.clear_extension(&ext);
     complete(gp, c.index(), plan, done);
     pending.push(done);
@@ -341,7 +348,7 @@ void traffic_generator::run_at() {
       if (d > sc_core::SC_ZERO_TIME) wait(d);  // END_REQ takes effect after the delay
     } else if (r == tlm::TLM_COMPLETED) {
       gp->clear_extension(&f.ext);
-      response(*gp, to_cycles(sc_core::sc_time_stamp() + d));
+      response(*gp, to_cycles_ceil(sc_core::sc_time_stamp() + d));
     } else if (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP) {
       fault("early BEGIN_RESP on the return path is not supported");
     }
@@ -379,7 +386,7 @@ tlm::tlm_sync_enum traffic_generator::nb_transport_bw(tlm::tlm_generic_payload& 
       req_in_progress_ = false;
       end_req_ev_.notify(d);
     }
-    response(gp, to_cycles(sc_core::sc_time_stamp() + d));
+    response(gp, to_cycles_ceil(sc_core::sc_time_stamp() + d));
     return tlm::TLM_COMPLETED;
   }
   fault("nb_transport_bw: unexpected phase " + std::string(ph.get_name()));

@@ -3,6 +3,7 @@
 #include "flynn/common/format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace flynn {
@@ -20,6 +21,8 @@ void scalar_unit_params::visit(param_visitor& v) {
   param(v, {"lat_other", "cycles", "load immediate, move, halt"}, lat_other, 1, 1000);
   param(v, {"lat_packed", "cycles", "packed add and subtract"}, lat_packed, 1, 1000);
   param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
+  param(v, {"max_instructions", "instructions", "runaway guard: more instructions than this is a fault"},
+        max_instructions, 1, std::uint64_t(1) << 40);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
@@ -150,8 +153,19 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   }
   if (in.code == op::ld) r_[in.rd] = data;
   if (in.post_inc) r_[in.ra] += 8;
-  return to_cycles(sc_core::sc_time_stamp() + delay);
+  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);
 }
+
+namespace {
+std::uint64_t convert(std::uint64_t c, const sc_core::sc_time& from, const sc_core::sc_time& to) {
+  if (from == to) return c;
+  const long double t = static_cast<long double>(c) * from.value();
+  return static_cast<std::uint64_t>(std::ceil(t / to.value() - 1e-9L));
+}
+}  // namespace
+
+std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return convert(c, clock_period(), vpu->clock()); }
+std::uint64_t scalar_unit::from_vpu(std::uint64_t c) const { return convert(c, vpu->clock(), clock_period()); }
 
 void scalar_unit::stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what) {
   if (fault_.empty())
@@ -163,6 +177,10 @@ bool scalar_unit::step(std::uint64_t& pc) {
   if (pc >= prog_.code.size()) return false;
   const vec::instr& in = prog_.code[pc];
   pc_now_ = static_cast<std::uint32_t>(pc);
+  if (instructions_.value() >= p_.max_instructions) {
+    stop_with_fault(in, pc_now_, "runaway program: more than " + std::to_string(p_.max_instructions) + " instructions");
+    return false;
+  }
   ++instructions_;
   std::uint64_t next = pc + 1;
   if (vec::is_vector(in.code)) {
@@ -174,18 +192,19 @@ bool scalar_unit::step(std::uint64_t& pc) {
     else if (in.kind == vec::src2::reg)
       ops.value = r_[in.rb];
     const std::uint64_t earliest = std::max(issue_slot_, scalar_done_);
-    const vec::dispatch_result res = vpu->dispatch(in, ops, earliest);
+    const vec::dispatch_result res = vpu->dispatch(in, ops, to_vpu(earliest));
     if (!res.fault.empty()) {
       stop_with_fault(in, pc_now_, res.fault);
       return false;
     }
-    issue_slot_ = res.issued + 1;
+    const std::uint64_t issued = from_vpu(res.issued);
+    issue_slot_ = issued + 1;
     if (res.writes_scalar) {
       r_[in.rd] = res.scalar_value;
-      ready_[in.rd] = res.scalar_ready;
-      scalar_done_ = std::max(scalar_done_, res.scalar_ready);
+      ready_[in.rd] = from_vpu(res.scalar_ready);
+      scalar_done_ = std::max(scalar_done_, ready_[in.rd]);
     }
-    issue_sig_.set(cycles(res.issued), pc);
+    issue_sig_.set(cycles(issued), pc);
     prev_mem_ = false;
   } else {
     ++scalar_instr_;
@@ -228,6 +247,7 @@ bool scalar_unit::step(std::uint64_t& pc) {
     }
     prev_mem_ = is_mem;
     if (!is_mem) prev_load_dst_ = -1;
+    if (in.code == op::ld) ready_[in.rd] = done;  // a later overlapped access waits for it
     issue_sig_.set(cycles(t), pc);
     scalar_done_ = std::max(scalar_done_, done);
     issue_slot_ = t + 1;
@@ -250,7 +270,7 @@ void scalar_unit::run() {
     fault(fault_);
     return;
   }
-  const std::uint64_t end = std::max(scalar_done_, vpu->drain_cycle());
+  const std::uint64_t end = std::max(scalar_done_, from_vpu(vpu->drain_cycle()));
   if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
   done_ = true;
 }

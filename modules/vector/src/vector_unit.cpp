@@ -250,19 +250,21 @@ std::uint64_t vector_unit::operand_ready(unsigned v, unsigned i, bool chained) c
 }
 
 void vector_unit::count_ops(std::uint64_t cycle, unsigned n) {
-  if (ops_window_.empty()) ops_base_ = cycle;
-  if (cycle < ops_base_) cycle = ops_base_;  // cannot happen: elements start at or after issue
-  const std::uint64_t idx = cycle - ops_base_;
-  if (idx >= ops_window_.size()) ops_window_.resize(idx + 1, 0);
-  ops_window_[idx] += n;
+  if (!ops_started_) {
+    ops_started_ = true;
+    ops_base_ = cycle;
+  }
+  ops_window_[std::max(cycle, ops_base_)] += n;  // elements start at or after their issue
 }
 
+// Folds the cycles before `before` into the histogram; cycles without an entry had none.
 void vector_unit::flush_ops(std::uint64_t before) {
-  while (!ops_window_.empty() && ops_base_ < before) {
-    const std::size_t k = std::min<std::size_t>(ops_window_.front(), ops_hist_.size() - 1);
-    ++ops_hist_[k];
-    ops_window_.pop_front();
-    ++ops_base_;
+  while (!ops_window_.empty() && ops_window_.begin()->first < before) {
+    const auto [cycle, n] = *ops_window_.begin();
+    ops_hist_[0] += cycle - ops_base_;
+    ++ops_hist_[std::min<std::size_t>(n, ops_hist_.size() - 1)];
+    ops_base_ = cycle + 1;
+    ops_window_.erase(ops_window_.begin());
   }
 }
 
@@ -459,6 +461,13 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
   const auto elems = active_elements(in.masked);
   const unsigned L = p_.lanes;
   reg_timing& dr = rt_[data_reg];
+  auto address_of = [&](unsigned e) {
+    return indexed ? ops.base + vr_[index_reg][e] * 8
+                   : ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) * static_cast<std::int64_t>(vs_) * 8);
+  };
+  for (unsigned e : elems)  // misaligned elements fault before any element moves
+    if ((!in.masked || vm_[e]) && address_of(e) % 8 != 0)
+      return "element " + std::to_string(e) + ": misaligned address " + hex(address_of(e));
   std::uint64_t prev = t, last_done = t, first_done = t, first_start = std::max(t, port->free_at);
   bool first_group = true;
   std::vector<unsigned char> buf(std::size_t(L) * 8);
@@ -485,13 +494,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       const unsigned e = elems[k];
       const unsigned lane = static_cast<unsigned>(k - g);
       if (in.masked && !vm_[e]) continue;  // simple masking: the slot passes unused
-      const std::uint64_t addr =
-          indexed ? ops.base + vr_[index_reg][e] * 8
-                  : ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) *
-                                                          static_cast<std::int64_t>(vs_) * 8);
-      if (addr % 8 != 0) {
-        return "element " + std::to_string(e) + ": misaligned address " + hex(addr);
-      }
+      const std::uint64_t addr = address_of(e);
       ext.address[lane] = addr;
       ext.active_mask |= 1u << lane;
       if (store) {
@@ -506,14 +509,16 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       gp.set_data_ptr(buf.data());
       gp.set_byte_enable_ptr(nullptr);
       gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      unsigned first_lane = 0;
+      while (!((ext.active_mask >> first_lane) & 1)) ++first_lane;
       if (L == 1) {
-        gp.set_address(ext.address[0]);
+        gp.set_address(ext.address[first_lane]);
         gp.set_data_length(8);
         gp.set_streaming_width(8);
       } else {
         ext.lanes = static_cast<unsigned>(end - g);
         ext.lane_bytes = 8;
-        gp.set_address(ext.address[0]);
+        gp.set_address(ext.address[first_lane]);
         gp.set_data_length(ext.lanes * 8);
         gp.set_streaming_width(ext.lanes * 8);
         gp.set_extension(&ext);
@@ -522,10 +527,10 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       port->socket->b_transport(gp, delay);
       gp.clear_extension(&ext);
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-        return "element " + std::to_string(elems[g]) + " at address " + hex(gp.get_address()) + ": " +
-               gp.get_response_string();
+        return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +
+               " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string();
       }
-      d = to_cycles(sc_core::sc_time_stamp() + delay);
+      d = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     }
     for (std::size_t k = g; k < end; ++k) {
       const unsigned e = elems[k];
@@ -535,7 +540,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
       }
       if (!store) {
         std::memcpy(&vr_[data_reg][e], &buf[(k - g) * 8], 8);
-        dr.ready[e] = d;
+        dr.ready[e] = std::max(d, dr.ready[e] + 1);  // writes to an element land in order
       }
     }
     if (first_group) {

@@ -39,6 +39,10 @@ memory_image parse_image(const nlohmann::json& entry, const std::string& path, c
 void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
                  const scenario_doc& sd);
 
+// Throws input_error unless the image lies inside the memory.
+void check_image_fits(const banked_memory& mem, const memory_image& img, unsigned elem_bytes,
+                      const std::string& path, const scenario_doc& sd);
+
 // Compares an image with a memory's contents; returns "" or what differs.
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
 

@@ -27,6 +27,10 @@ class workload {
   virtual void check(const platform& p, run_result& r) const = 0;
 };
 
+// A file named at `json_path`: relative to the scenario file it came from, or to the
+// current folder when it came from --set.
+std::string workload_file(const scenario_doc& sd, const std::string& json_path, const std::string& value);
+
 // Assembles and loads the scenario's workload into the elaborated platform. Throws
 // input_error for bad workload data (exit 2).
 std::unique_ptr<workload> load_workload(platform& p, const scenario_doc& sd,

@@ -33,6 +33,12 @@ class module : public sc_core::sc_module {
   std::uint64_t to_cycles(const sc_core::sc_time& t) const {
     return static_cast<std::uint64_t>(t / clock_);
   }
+  // The first clock edge at or after t (responses from a differently clocked target are
+  // seen at the next edge of this module's clock).
+  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
+    const std::uint64_t c = clock_.value();
+    return (t.value() + c - 1) / c;
+  }
   sc_core::sc_time cycles(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
 
   // Connects the module's trace signals to a sink (call before simulation starts).

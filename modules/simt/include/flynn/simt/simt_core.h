@@ -41,6 +41,7 @@ struct simt_core_params {
   unsigned lat_lsu = 4;           // address generation and write-back around a memory access
   unsigned segment_bytes = 128;   // global coalescing segment
   unsigned quantum = 1000;
+  std::uint64_t max_instructions = 1000000000;  // runaway guard (warp instructions)
   double clock_ns = 1.0;
 
   void visit(param_visitor& v);

@@ -33,6 +33,8 @@ class vector_dispatch_if : public virtual sc_core::sc_interface {
                                    std::uint64_t earliest) = 0;
   // Cycle by which every dispatched instruction has completed.
   virtual std::uint64_t drain_cycle() const = 0;
+  // The clock the cycles of this interface count (the vector unit's).
+  virtual sc_core::sc_time clock() const = 0;
 };
 
 }  // namespace flynn::vec

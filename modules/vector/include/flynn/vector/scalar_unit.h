@@ -31,6 +31,7 @@ struct scalar_unit_params {
   unsigned lat_other = 1;    // li, mov, halt
   unsigned lat_packed = 1;   // packed add/sub; pmaddwd uses lat_mul
   unsigned quantum = 1000;   // cycles of temporal decoupling before synchronising
+  std::uint64_t max_instructions = 1000000000;  // runaway guard
   double clock_ns = 1.0;
 
   void visit(param_visitor& v);
@@ -49,6 +50,7 @@ class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
   void load(const vec::program& prog);
   std::uint64_t reg(unsigned i) const { return r_[i]; }
   std::uint64_t instructions() const { return instructions_.value(); }
+  const params& parameters() const { return p_; }
   bool done() const { return done_; }
   // A simulated fault, when the run ended with one ("" otherwise).
   const std::string& fault_report() const { return fault_; }
@@ -65,6 +67,10 @@ class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t exec_alu(const vec::instr& in, std::uint64_t t);
   unsigned latency(vec::op o) const;
   void stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what);
+  // Cycle counts across the dispatch link, from this unit's clock to the vector unit's and
+  // back (rounded up to the next edge).
+  std::uint64_t to_vpu(std::uint64_t c) const;
+  std::uint64_t from_vpu(std::uint64_t c) const;
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
                                      sc_core::sc_time&) override {

@@ -61,6 +61,7 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   vec::dispatch_result dispatch(const vec::instr& in, const vec::scalar_operands& ops,
                                 std::uint64_t earliest) override;
   std::uint64_t drain_cycle() const override { return drain_; }
+  sc_core::sc_time clock() const override { return clock_period(); }
 
   void attach_trace(trace_sink& sink) override;
   void finish() override;
@@ -106,8 +107,9 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::vector<std::unique_ptr<mem_port>> ports_;
 
   // Element operations per cycle: a window of recent cycles, folded into a histogram.
-  std::deque<std::uint32_t> ops_window_;
-  std::uint64_t ops_base_ = 0;
+  std::map<std::uint64_t, std::uint32_t> ops_window_;  // cycle -> element ops starting
+  std::uint64_t ops_base_ = 0;                          // first cycle not yet folded
+  bool ops_started_ = false;
   std::vector<stat_counter> ops_hist_;  // cycles with k element operations, k = index
 
   stat_counter instructions_, element_ops_, chained_, unchained_, masked_skipped_,
