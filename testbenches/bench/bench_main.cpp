@@ -120,12 +120,49 @@ json case_daxpy(std::uint64_t n) {
           {"seconds", sec}, {"rate", double(ops) / sec}, {"unit", "element ops/s"}};
 }
 
+// SIMT core: a scenario scaled by --set overrides, simulation timed alone.
+json case_simt(const std::string& scenario, const std::vector<std::string>& sets) {
+  flynn::scenario_doc sd = flynn::load_scenario_doc(FLYNN_SOURCE_DIR "/scenarios/simt/" + scenario);
+  for (const auto& s : sets) flynn::apply_override(sd, s);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  const auto t0 = std::chrono::steady_clock::now();
+  flynn::run_result r = p.simulate(0);
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.failed()) p.verify(r);
+  if (r.failed()) throw std::runtime_error(scenario + ": " + r.message);
+  return {{"warp_instructions", p.instructions()}, {"cycles", r.cycles}, {"seconds", sec},
+          {"rate", double(p.instructions()) / sec}, {"unit", "warp instructions/s"}};
+}
+
+// Vector add over n elements (n a multiple of 32), 32 resident warps.
+json case_simt_vecadd(std::uint64_t n) {
+  const std::uint64_t a = 0, b = 4 * n, c = 8 * n;
+  return case_simt("vecadd_warps.json",
+                   {"modules.gmem.size_bytes=" + std::to_string(12 * n + 4096), "workload.grid=" + std::to_string(n / 32),
+                    "workload.params=[" + std::to_string(n) + "," + std::to_string(a) + "," + std::to_string(b) + "," +
+                        std::to_string(c) + "]",
+                    "workload.init.0.random=" + std::to_string(n), "workload.init.1.address=" + std::to_string(b),
+                    "workload.init.1.random=" + std::to_string(n)});
+}
+
+// The divergent kernel over n threads (n a multiple of 64).
+json case_simt_divergence(std::uint64_t n) {
+  return case_simt("divergence.json", {"modules.gmem.size_bytes=" + std::to_string(8 * n + 4096),
+                                       "workload.grid=" + std::to_string(n / 64),
+                                       "workload.params=[0," + std::to_string(4 * n) + "]",
+                                       "workload.init.0.random=" + std::to_string(n)});
+}
+
 json run_case(const std::string& name, std::uint64_t n) {
   json r;
   if (name == "kernel") r = case_kernel(n);
   else if (name == "memory_lt") r = case_memory(n, false);
   else if (name == "memory_at") r = case_memory(n, true);
   else if (name == "vector_daxpy") r = case_daxpy(n);
+  else if (name == "simt_vecadd" || name == "simt_vecadd_2x") r = case_simt_vecadd(n);
+  else if (name == "simt_divergence") r = case_simt_divergence(n);
   else throw std::runtime_error("unknown case " + name);
   r["case"] = name;
   r["peak_rss_mb"] = peak_rss_mb();
@@ -193,9 +230,12 @@ int sc_main(int argc, char* argv[]) {
         {"memory_lt", "banked memory + traffic, LT (temporal decoupling)", 10000000 / scale, 10e6, 100},
         {"memory_at", "banked memory + traffic, AT (4-phase)", 10000000 / scale, 1e6, 100},
         {"vector_daxpy", "vector machine: strip-mined DAXPY, chained, 3 ports", 1048576 / scale, 10e6, 1e9},
+        {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 262144 / scale, 2e6, 1e9},
+        {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 262144 / scale, 2e6, 1e9},
+        {"simt_divergence", "SIMT core: divergent if/else kernel", 262144 / scale, 2e6, 1e9},
     };
     json all = json::array();
-    std::cout << std::left << std::setw(14) << "case" << std::setw(52) << "what" << std::right
+    std::cout << std::left << std::setw(17) << "case" << std::setw(52) << "what" << std::right
               << std::setw(14) << "count" << std::setw(10) << "seconds" << std::setw(16) << "rate/s"
               << std::setw(12) << "target/s" << std::setw(10) << "peak MB" << "\n";
     double kernel_rate = 0;
@@ -207,8 +247,14 @@ int sc_main(int argc, char* argv[]) {
         r["meets_target"] = r["rate"].get<double>() >= p.target && r["peak_rss_mb"].get<double>() < p.mem_mb;
       }
       if (p.name == "kernel") kernel_rate = r["rate"].get<double>();
+      if (p.name == "simt_vecadd_2x") {
+        for (const auto& x : all) {
+          if (x["case"] == "simt_vecadd")
+            r["host_time_ratio_to_1x"] = r["seconds"].get<double>() / x["seconds"].get<double>();
+        }
+      }
       else if (kernel_rate > 0) r["ratio_to_kernel"] = r["rate"].get<double>() / kernel_rate;
-      std::cout << std::left << std::setw(14) << p.name << std::setw(52) << p.what << std::right
+      std::cout << std::left << std::setw(17) << p.name << std::setw(52) << p.what << std::right
                 << std::setw(14) << p.n << std::setw(10) << std::fixed << std::setprecision(2)
                 << r["seconds"].get<double>() << std::setw(16) << std::setprecision(0)
                 << r["rate"].get<double>() << std::setw(12)
@@ -218,6 +264,10 @@ int sc_main(int argc, char* argv[]) {
     }
     std::filesystem::create_directories(out);
     std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"results", all}}.dump(2) << "\n";
+    for (const auto& x : all)
+      if (x.contains("host_time_ratio_to_1x"))
+        std::cout << "simt_vecadd host time, 2x grid / 1x grid: " << std::setprecision(3)
+                  << x["host_time_ratio_to_1x"].get<double>() << " (target <= 2.1)\n";
     std::cout << "written: " << out << "/bench.json\n";
     return 0;
   } catch (const std::exception& e) {
