@@ -194,3 +194,31 @@ TEST_CASE("a block larger than the core is bad input") {
   fixture f("exit\n", {{"grid", 1}, {"block", 2048}});
   CHECK_THROWS_WITH(f.run(), Catch::Contains("workload.block") && Catch::Contains("does not fit"));
 }
+
+TEST_CASE("dwf merges threads of different warps only where their lanes are free") {
+  // Even warps take the then-path in even lanes, odd warps in odd lanes: paths merge.
+  // Every warp takes the second region's then-path in lane 0 only: no merge.
+  const char* k = R"(
+        mov   r4, %laneid
+        mov   r7, %warpid
+        add   r8, r4, r7
+        and   r8, r8, 1
+        setp.eq.s32 p0, r8, 0
+        @!p0 bra else1
+        add   r1, r4, 1
+        bra   join1
+else1:  add   r1, r4, 2
+join1:  setp.eq.s32 p1, r4, 0
+        @!p1 bra join2
+        add   r1, r1, 5
+join2:  exit
+)";
+  fixture f(k, {{"grid", 1}, {"block", 256}}, {{"modules", {{"sm", {{"divergence", "dwf"}}}}}});
+  const auto r = f.run();
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());
+  const auto s = f.stats("sm");
+  CHECK(s["dwf_merged_warps"].get<int>() >= 2);    // then- and else-paths of region 1
+  CHECK(s["dwf_lane_collisions"].get<int>() >= 1); // lane 0 of both warps in region 2
+  CHECK(s["active_lanes_per_issue"][1] == 8);      // region 2: one thread per warp, never merged
+}

@@ -29,6 +29,8 @@ void simt_core_params::visit(param_visitor& v) {
   param_enum(v, {"scheduler", "", "warp scheduler: lrr (loose round-robin), gto (greedy then oldest), two_level"},
              scheduler, {{warp_policy::lrr, "lrr"}, {warp_policy::gto, "gto"}, {warp_policy::two_level, "two_level"}});
   param(v, {"active_warps", "warps", "two_level: size of the active set"}, active_warps, 1, 64);
+  param_enum(v, {"divergence", "", "stack (reconvergence stacks) or dwf (plus dynamic warp formation)"}, divergence,
+             {{divergence_policy::stack, "stack"}, {divergence_policy::dwf, "dwf"}});
   param(v, {"inflight", "instructions", "instructions per warp in the pipeline (a scoreboard tracks registers)"},
         inflight, 1, 16);
   param(v, {"lat_alu", "cycles", "integer and fp32 pipeline depth"}, lat_alu, 1, 1000);
@@ -110,6 +112,10 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
   stats_.add("divergent_branches", divergent_branches_, "branches", "branches whose active threads went both ways");
   stats_.add("blocks_launched", blocks_launched_, "blocks", "thread blocks launched on the core");
+  stats_.add("dwf_merged_warps", dwf_merged_, "warps",
+             "dwf: warps whose threads joined another warp's issue (same PC, free lanes)");
+  stats_.add("dwf_lane_collisions", dwf_collisions_, "warps",
+             "dwf: warps at the same PC left out because a thread's home lane was taken");
   stats_.add_real(
       "ipc", [this] { return end_ ? double(warp_instr_.value()) / double(end_) : 0.0; }, "instructions/cycle",
       "warp instructions per cycle");
@@ -573,22 +579,59 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   }
 }
 
-// Issues the instruction at the top of w's stack at cycle t; returns when the lanes free.
-std::uint64_t simt_core::issue(warp& w, std::uint64_t t) {
+// Dynamic warp formation: ready warps whose next instruction is at the same PC join the
+// issue when none of their active threads' home lanes is taken (the register file is
+// partitioned by lane, so a thread cannot move to another lane).
+std::vector<simt_core::warp*> simt_core::form_warp(warp& w, std::uint64_t t) {
+  std::vector<warp*> group{&w};
+  if (p_.divergence != divergence_policy::dwf) return group;
+  const std::uint32_t full = p_.warp_size == 32 ? 0xffffffffu : ((1u << p_.warp_size) - 1);
+  const std::uint32_t pc = w.stack.back().pc;
+  std::uint32_t lanes = w.stack.back().mask & ~w.exited;
+  if (lanes == full) return group;
+  const simt::instr& in = kernel_.code[pc];
+  if (in.code == op::bar || simt::is_memory(in.code)) return group;  // kept per warp
+  for (auto& x : warps_) {
+    if (x.get() == &w || !x->live || x->at_barrier || x->stack.empty() || x->stack.back().pc != pc) continue;
+    if (x->ready_at > t) continue;
+    const std::uint32_t m = x->stack.back().mask & ~x->exited;
+    if (m & lanes) {
+      ++dwf_collisions_;
+      continue;
+    }
+    lanes |= m;
+    group.push_back(x.get());
+    ++dwf_merged_;
+    if (lanes == full) break;
+  }
+  return group;
+}
+
+// Issues the instruction at the top of the group's stacks at cycle t (one warp, or with
+// dwf several whose threads occupy distinct lanes); returns when the lanes are free.
+std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
+  const std::uint64_t occupancy = (p_.warp_size + p_.lanes - 1) / p_.lanes;
+  std::uint32_t lanes = 0;
+  for (warp* w : group) lanes |= w->stack.back().mask & ~w->exited;
+  const unsigned active = static_cast<unsigned>(std::bitset<32>(lanes).count());
+  ++warp_instr_;
+  ++active_hist_[active];
+  ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
+  issue_warp_.set(cycles(t), static_cast<std::uint64_t>(group.front()->slot));
+  issue_pc_.set(cycles(t), group.front()->stack.back().pc);
+  active_mask_.set(cycles(t), lanes);
+  active_lanes_.set(cycles(t), active);
+  for (warp* w : group) execute(*w, t, occupancy);
+  return t + occupancy;
+}
+
+// The instruction at the top of w's stack, for w's active threads; returns its completion.
+std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupancy) {
   auto& top = w.stack.back();
   const std::uint32_t pc = top.pc;
   const simt::instr& in = kernel_.code[pc];
   const std::uint32_t mask = top.mask & ~w.exited;
-  const unsigned active = static_cast<unsigned>(std::bitset<32>(mask).count());
-  const std::uint64_t occupancy = (p_.warp_size + p_.lanes - 1) / p_.lanes;
-  ++warp_instr_;
-  thread_instr_ += active;
-  ++active_hist_[active];
-  ++per_warp_[static_cast<std::size_t>(w.slot)];
-  issue_warp_.set(cycles(t), static_cast<std::uint64_t>(w.slot));
-  issue_pc_.set(cycles(t), pc);
-  active_mask_.set(cycles(t), mask);
-  active_lanes_.set(cycles(t), active);
+  thread_instr_ += static_cast<unsigned>(std::bitset<32>(mask).count());
 
   std::uint64_t done = t + occupancy + p_.lat_branch;
   bool blocking = true;  // the next PC is known only once this completes
@@ -638,7 +681,7 @@ std::uint64_t simt_core::issue(warp& w, std::uint64_t t) {
   }
   w.inflight.push_back(done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
-  return t + occupancy;
+  return done;
 }
 
 // ---------------------------------------------------------------------------- main loop
@@ -699,7 +742,7 @@ void simt_core::run() {
       t = next;
       continue;
     }
-    t = issue(*warps_[static_cast<std::size_t>(s)], t);
+    t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
     const sc_core::sc_time local = cycles(t);
     if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }

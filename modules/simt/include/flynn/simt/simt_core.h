@@ -27,6 +27,10 @@ struct simt_launch {
   std::uint64_t shared_bytes = 0;          // shared memory per block
 };
 
+// Branch divergence handling: per-warp reconvergence stacks alone, or with dynamic warp
+// formation (threads of other warps at the same PC join an issue when their lanes are free).
+enum class divergence_policy { stack, dwf };
+
 struct simt_core_params {
   unsigned warp_size = 32;
   unsigned lanes = 8;
@@ -35,6 +39,7 @@ struct simt_core_params {
   std::uint64_t register_file_bytes = 65536;
   std::uint64_t shared_memory_bytes = 16384;
   warp_policy scheduler = warp_policy::lrr;
+  divergence_policy divergence = divergence_policy::stack;
   unsigned active_warps = 8;      // two-level: size of the active set
   unsigned inflight = 1;          // instructions per warp in the pipeline
   unsigned lat_alu = 4, lat_mul = 4, lat_sfu = 16, lat_branch = 4;
@@ -74,7 +79,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   struct block_slot;
   void run();
   void launch_blocks(std::uint64_t t);
-  std::uint64_t issue(warp& w, std::uint64_t t);
+  std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
+  std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
+  std::vector<warp*> form_warp(warp& w, std::uint64_t t);
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
@@ -106,7 +113,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
 
   stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
       idle_barrier_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
-      blocks_launched_;
+      blocks_launched_, dwf_merged_, dwf_collisions_;
   std::vector<stat_counter> per_warp_, active_hist_;
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
   std::vector<trace_signal> warp_state_;
