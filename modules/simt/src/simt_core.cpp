@@ -107,6 +107,8 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory");
   stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
   stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
+  stats_.add("idle_cycles_structural", idle_structural_, "cycles",
+             "cycles with a ready warp the scheduler could not pick (outside the two-level active set)");
   stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
   stats_.add("global_transactions", global_transactions_, "transactions", "coalesced global-memory transactions (one per segment touched)");
   stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
@@ -659,6 +661,10 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       top.pc = pc + 1;
       w.why = warp::wait::memory;
       blocking = false;
+      if (!warp_state_.empty()) {  // waiting on memory until the access completes
+        warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 2);
+        warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
+      }
       break;
     default:
       done = t + occupancy + execute_alu(w, in, mask);
@@ -732,7 +738,11 @@ void simt_core::run() {
         fault_ = deadlock_report();
         break;
       }
-      if (next <= t) next = t + 1;  // ready but outside the scheduler's active set this cycle
+      if (next <= t) {  // ready, but the scheduler may not pick it this cycle (two-level set)
+        ++idle_structural_;
+        t = t + 1;
+        continue;
+      }
       const std::uint64_t idle = next - t;
       switch (first->why) {
         case warp::wait::memory: idle_memory_ += idle; break;

@@ -112,7 +112,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t age_ = 0, end_ = 0;
 
   stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
-      idle_barrier_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
+      idle_barrier_, idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
       blocks_launched_, dwf_merged_, dwf_collisions_;
   std::vector<stat_counter> per_warp_, active_hist_;
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
