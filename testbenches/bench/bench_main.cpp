@@ -230,9 +230,9 @@ int sc_main(int argc, char* argv[]) {
         {"memory_lt", "banked memory + traffic, LT (temporal decoupling)", 10000000 / scale, 10e6, 100},
         {"memory_at", "banked memory + traffic, AT (4-phase)", 10000000 / scale, 1e6, 100},
         {"vector_daxpy", "vector machine: strip-mined DAXPY, chained, 3 ports", 1048576 / scale, 10e6, 1e9},
-        {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 262144 / scale, 2e6, 1e9},
-        {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 262144 / scale, 2e6, 1e9},
-        {"simt_divergence", "SIMT core: divergent if/else kernel", 262144 / scale, 2e6, 1e9},
+        {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 1048576 / scale, 2e6, 1e9},
+        {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 1048576 / scale, 2e6, 1e9},
+        {"simt_divergence", "SIMT core: divergent if/else kernel", 1048576 / scale, 2e6, 1e9},
     };
     json all = json::array();
     std::cout << std::left << std::setw(17) << "case" << std::setw(52) << "what" << std::right
