@@ -127,6 +127,21 @@ void write_image(banked_memory& mem, const memory_image& img, unsigned elem_byte
     mem.poke(img.address + elem_bytes * i, reinterpret_cast<const unsigned char*>(&img.elements[i]), elem_bytes);
 }
 
+std::string compare_memory(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes) {
+  std::vector<unsigned char> actual(golden.size());
+  mem.peek(0, actual.data(), actual.size());
+  for (std::size_t a = 0; a < golden.size(); a += elem_bytes) {
+    const std::size_t n = std::min<std::size_t>(elem_bytes, golden.size() - a);
+    if (std::memcmp(&golden[a], &actual[a], n) == 0) continue;
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, &golden[a], n);
+    std::memcpy(&y, &actual[a], n);
+    return "word at byte address " + std::to_string(a) + " is " + std::to_string(y) + ", the golden interpreter has " +
+           std::to_string(x);
+  }
+  return {};
+}
+
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes) {
   for (std::size_t i = 0; i < img.elements.size(); ++i) {
     std::uint64_t y = 0;

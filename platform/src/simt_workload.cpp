@@ -132,18 +132,12 @@ void simt_workload::check(const platform&, run_result& r) const {
   }
   r.checks.push_back(who + ": thread instructions equal the golden interpreter's (" +
                      std::to_string(g.thread_instructions) + ")");
-  std::vector<unsigned char> actual(golden.size());
-  mem_->peek(0, actual.data(), actual.size());
-  for (std::size_t a = 0; a < golden.size(); a += 4)
-    if (std::memcmp(&golden[a], &actual[a], std::min<std::size_t>(4, golden.size() - a)) != 0) {
-      std::uint32_t x = 0, y = 0;
-      std::memcpy(&x, &golden[a], 4);
-      std::memcpy(&y, &actual[a], 4);
-      r.state = run_result::status::mismatch;
-      r.message = std::string(mem_->name()) + ": word at byte address " + std::to_string(a) + " is " +
-                  std::to_string(y) + ", the golden interpreter has " + std::to_string(x);
-      return;
-    }
+  const std::string memory_diff = compare_memory(*mem_, golden, 4);
+  if (!memory_diff.empty()) {
+    r.state = run_result::status::mismatch;
+    r.message = std::string(mem_->name()) + ": " + memory_diff;
+    return;
+  }
   r.checks.push_back(std::string(mem_->name()) + ": final memory equals the golden interpreter's");
   for (const auto& [path, img] : expect_) {
     const std::string diff = compare_image(*mem_, img, 4);

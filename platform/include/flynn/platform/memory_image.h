@@ -43,6 +43,10 @@ void write_image(banked_memory& mem, const memory_image& img, unsigned elem_byte
 void check_image_fits(const banked_memory& mem, const memory_image& img, unsigned elem_bytes,
                       const std::string& path, const scenario_doc& sd);
 
+// Compares a memory's whole contents with a golden image, element by element; returns ""
+// or the first element that differs.
+std::string compare_memory(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes);
+
 // Compares an image with a memory's contents; returns "" or what differs.
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
 
