@@ -39,6 +39,10 @@ void traffic_stream::visit(param_visitor& v) {
   param(v, {"indices", "elements", "indexed: element indices, address = base + index * size"},
         indices);
   param(v, {"seed", "", "random: address seed"}, seed);
+  param_enum(v, {"swizzle", "", "shared-memory layout of the offsets from base: none, 32B, 64B or 128B swizzle"},
+             swizzle,
+             {{swizzle_mode::none, "none"}, {swizzle_mode::b32, "32B"}, {swizzle_mode::b64, "64B"},
+              {swizzle_mode::b128, "128B"}});
 }
 
 std::vector<param_issue> traffic_stream::check(const std::string& prefix) const {
@@ -134,8 +138,9 @@ bool traffic_cursor::next() {
     lanes_.lane_bytes = st.size;
     lanes_.active_mask = st.lanes == 32 ? 0xffffffffu : ((1u << st.lanes) - 1);
     for (unsigned l = 0; l < st.lanes; ++l)
-      lanes_.address[l] = addr_ + static_cast<std::uint64_t>(l * st.lane_stride);
+      lanes_.address[l] = st.base + swizzle_offset(addr_ - st.base + static_cast<std::uint64_t>(l * st.lane_stride), st.swizzle);
   }
+  addr_ = st.base + swizzle_offset(addr_ - st.base, st.swizzle);
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include "flynn/common/params.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
+#include "flynn/tma/swizzle.h"
 
 namespace flynn {
 
@@ -35,6 +36,7 @@ struct traffic_stream {
   std::uint64_t range_bytes = 0;    // linear: wrap offsets into [0, range); random: the range
   std::vector<std::uint64_t> indices;  // indexed: element indices (address = base + i * size)
   std::uint64_t seed = 1;           // random addresses
+  swizzle_mode swizzle = swizzle_mode::none;  // layout applied to offsets from base
 
   void visit(param_visitor& v);
   std::vector<param_issue> check(const std::string& prefix) const;

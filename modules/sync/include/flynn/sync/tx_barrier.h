@@ -1,0 +1,42 @@
+// Transaction barrier with mbarrier semantics: an expected arrival count and a transaction
+// count (bytes). A phase completes when every expected arrival has arrived and every
+// expected byte has completed; the phase parity then flips and the arrival count re-arms.
+// Warps, the TMA loader and the GMMA state machine arrive, expect and complete on it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace flynn {
+
+class tx_barrier {
+ public:
+  explicit tx_barrier(unsigned expected_arrivals);
+
+  // Each returns "" or a description of the protocol error (the barrier is unchanged).
+  std::string arrive(unsigned count = 1);           // pending arrivals -= count
+  std::string expect_tx(std::uint64_t bytes);        // pending bytes += bytes
+  std::string complete_tx(std::uint64_t bytes);      // pending bytes -= bytes
+  std::string arrive_expect_tx(std::uint64_t bytes); // expect_tx then arrive (one step)
+
+  // True once the phase of parity `parity` has completed (current parity differs).
+  bool try_wait(unsigned parity) const { return (phase_ & 1u) != (parity & 1u); }
+  unsigned phase() const { return phase_; }
+  unsigned parity() const { return phase_ & 1u; }
+  unsigned pending_arrivals() const { return pending_arrivals_; }
+  std::uint64_t pending_bytes() const { return pending_bytes_; }
+  unsigned expected_arrivals() const { return expected_; }
+
+  // Called after each phase completes, with the new phase number.
+  void on_phase(std::function<void(unsigned)> f) { on_phase_ = std::move(f); }
+
+ private:
+  void maybe_complete();
+  unsigned expected_, pending_arrivals_;
+  std::uint64_t pending_bytes_ = 0;
+  unsigned phase_ = 0;
+  std::function<void(unsigned)> on_phase_;
+};
+
+}  // namespace flynn

@@ -1,0 +1,123 @@
+// Tensor-core arithmetic, swizzled layouts and transaction barriers.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "flynn/sync/tx_barrier.h"
+#include "flynn/tensor/numeric.h"
+#include "flynn/tma/swizzle.h"
+
+using namespace flynn;
+
+namespace {
+std::uint32_t bits(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return x;
+}
+float from_bits(std::uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+}  // namespace
+
+TEST_CASE("fp16 conversions round to nearest even like the compiler's _Float16") {
+  // Every half value survives the round trip through fp32.
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = f16_to_f32(static_cast<std::uint16_t>(h));
+    if (std::isnan(f)) continue;
+    REQUIRE(f32_to_f16(f) == h);
+    const std::uint16_t h16 = static_cast<std::uint16_t>(h);
+    _Float16 c;
+    std::memcpy(&c, &h16, 2);
+    REQUIRE(f == static_cast<float>(c));
+  }
+  // Random fp32 values (normal, subnormal, overflow range) against the compiler.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 500000; ++i) {
+    const float f = from_bits(rng());
+    if (std::isnan(f)) continue;
+    const _Float16 c = static_cast<_Float16>(f);
+    std::uint16_t cb;
+    std::memcpy(&cb, &c, 2);
+    INFO("f = " << f << " bits " << bits(f));
+    REQUIRE(f32_to_f16(f) == cb);
+  }
+}
+
+TEST_CASE("bf16 conversions keep the high half with round to nearest even") {
+  CHECK(f32_to_bf16(1.0f) == 0x3f80);
+  CHECK(f32_to_bf16(from_bits(0x3f808000)) == 0x3f80);  // tie, even stays
+  CHECK(f32_to_bf16(from_bits(0x3f818000)) == 0x3f82);  // tie, odd rounds up
+  CHECK(f32_to_bf16(from_bits(0x3f808001)) == 0x3f81);  // above the tie
+  CHECK(f32_to_bf16(from_bits(0x7f7fffff)) == 0x7f80);  // rounds up to inf
+  CHECK(std::isnan(bf16_to_f32(f32_to_bf16(std::nanf("")))));
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = bf16_to_f32(static_cast<std::uint16_t>(h));
+    if (!std::isnan(f)) REQUIRE(f32_to_bf16(f) == h);
+  }
+}
+
+TEST_CASE("reference GEMM: fp32 accumulation in k order within tolerance of exact arithmetic") {
+  const unsigned m = 16, n = 8, k = 64;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (element_type t : {element_type::f16, element_type::bf16}) {
+    std::vector<std::uint16_t> a(m * k), b(k * n);
+    std::vector<float> c(m * n), d;
+    std::vector<double> e;
+    for (auto& x : a) x = from_f32(t, u(rng));
+    for (auto& x : b) x = from_f32(t, u(rng));
+    for (auto& x : c) x = u(rng);
+    reference_gemm(t, m, n, k, a, b, c, d);
+    reference_gemm_f64(t, m, n, k, a, b, c, e);
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      // k fp32 additions of terms bounded by 1: error at most k * 2^-24 * (sum of |terms|).
+      REQUIRE(std::fabs(double(d[i]) - e[i]) <= k * std::ldexp(1.0, -24) * (k + 1));
+    }
+  }
+}
+
+TEST_CASE("swizzled layouts XOR the chunk index with the row index modulo the pattern") {
+  // 128B: chunk c of row r lands in chunk c ^ (r % 8).
+  for (unsigned r = 0; r < 16; ++r)
+    for (unsigned c = 0; c < 8; ++c)
+      CHECK(swizzle_offset(r * 128 + c * 16 + 4, swizzle_mode::b128) == r * 128 + ((c ^ (r % 8)) * 16) + 4);
+  CHECK(swizzle_offset(3 * 128 + 1 * 16, swizzle_mode::b64) == 3 * 128 + ((1 ^ 3) * 16));
+  CHECK(swizzle_offset(5 * 128 + 0 * 16, swizzle_mode::b32) == 5 * 128 + 16);
+  CHECK(swizzle_offset(777, swizzle_mode::none) == 777);
+  // A column of chunks touches 8 distinct chunk positions under 128B swizzle.
+  unsigned seen = 0;
+  for (unsigned r = 0; r < 8; ++r) seen |= 1u << ((swizzle_offset(r * 128 + 2 * 16, swizzle_mode::b128) % 128) / 16);
+  CHECK(seen == 0xff);
+}
+
+TEST_CASE("transaction barrier: the phase completes when arrivals and bytes are both done") {
+  tx_barrier bar(2);
+  unsigned phases = 0;
+  bar.on_phase([&](unsigned) { ++phases; });
+  CHECK(bar.arrive_expect_tx(1024).empty());  // producer: one arrival, 1024 bytes expected
+  CHECK_FALSE(bar.try_wait(0));
+  CHECK(bar.arrive().empty());                 // the consumer's arrival
+  CHECK_FALSE(bar.try_wait(0));                // bytes still pending
+  CHECK(bar.pending_bytes() == 1024);
+  CHECK(bar.complete_tx(512).empty());
+  CHECK_FALSE(bar.try_wait(0));
+  CHECK(bar.complete_tx(512).empty());
+  CHECK(bar.try_wait(0));                      // phase 0 completed
+  CHECK_FALSE(bar.try_wait(1));
+  CHECK(bar.parity() == 1);
+  CHECK(bar.pending_arrivals() == 2);          // re-armed
+  CHECK(phases == 1);
+}
+
+TEST_CASE("transaction barrier: protocol errors are reported and change nothing") {
+  tx_barrier bar(1);
+  CHECK_FALSE(bar.complete_tx(8).empty());
+  CHECK_FALSE(bar.arrive(2).empty());
+  CHECK(bar.pending_arrivals() == 1);
+  CHECK_THROWS(tx_barrier(0));
+}
