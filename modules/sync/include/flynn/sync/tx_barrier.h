@@ -15,13 +15,21 @@ class tx_barrier {
   explicit tx_barrier(unsigned expected_arrivals);
 
   // Each returns "" or a description of the protocol error (the barrier is unchanged).
-  std::string arrive(unsigned count = 1);           // pending arrivals -= count
-  std::string expect_tx(std::uint64_t bytes);        // pending bytes += bytes
-  std::string complete_tx(std::uint64_t bytes);      // pending bytes -= bytes
-  std::string arrive_expect_tx(std::uint64_t bytes); // expect_tx then arrive (one step)
+  // `at` is the cycle the operation takes effect (operations may be made ahead of time
+  // under temporal decoupling); a phase completes at the latest cycle among its operations.
+  std::string arrive(unsigned count = 1, std::uint64_t at = 0);           // pending arrivals -= count
+  std::string expect_tx(std::uint64_t bytes, std::uint64_t at = 0);        // pending bytes += bytes
+  std::string complete_tx(std::uint64_t bytes, std::uint64_t at = 0);      // pending bytes -= bytes
+  std::string arrive_expect_tx(std::uint64_t bytes, std::uint64_t at = 0); // expect_tx then arrive
 
   // True once the phase of parity `parity` has completed (current parity differs).
   bool try_wait(unsigned parity) const { return (phase_ & 1u) != (parity & 1u); }
+  // The same, at cycle `now`: the completing operation must have taken effect by then.
+  bool try_wait(unsigned parity, std::uint64_t now) const {
+    return try_wait(parity) && completed_at_ <= now;
+  }
+  // Cycle the last completed phase completed.
+  std::uint64_t completed_at() const { return completed_at_; }
   unsigned phase() const { return phase_; }
   unsigned parity() const { return phase_ & 1u; }
   unsigned pending_arrivals() const { return pending_arrivals_; }
@@ -36,6 +44,7 @@ class tx_barrier {
   unsigned expected_, pending_arrivals_;
   std::uint64_t pending_bytes_ = 0;
   unsigned phase_ = 0;
+  std::uint64_t latest_ = 0, completed_at_ = 0;
   std::function<void(unsigned)> on_phase_;
 };
 

@@ -1,0 +1,80 @@
+// TMA-style bulk tensor loader: asynchronous copies of a box of a tensor between global
+// memory and shared memory, driven by a tensor descriptor (rank 1-5, element size, global
+// dimensions and byte strides, box dimensions, out-of-bounds fill with zeros, swizzled
+// shared-memory layouts). Loads read global memory row by row over TLM and write the
+// banked shared memory; each row's bytes complete on a transaction barrier when they land.
+// See docs/modules/tma_loader.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/sync/tx_barrier.h"
+#include "flynn/tma/swizzle.h"
+
+namespace flynn {
+
+struct tensor_descriptor {
+  unsigned rank = 2;                        // 1 .. 5
+  unsigned elem_bytes = 2;                  // 1, 2, 4 or 8
+  std::uint64_t global_base = 0;            // 16-byte aligned
+  std::array<std::uint64_t, 5> dims{};      // elements per dimension (dims[0] innermost)
+  std::array<std::uint64_t, 5> strides{};   // bytes between consecutive indices of dimension
+                                            // d >= 1 (multiples of 16); strides[0] unused
+  std::array<std::uint32_t, 5> box{};       // box elements per dimension (1 .. 256)
+  swizzle_mode swizzle = swizzle_mode::none;
+
+  // "" when valid, else what is wrong ("box[1] = 300: expected 1 .. 256").
+  std::string validate() const;
+  std::uint64_t box_bytes() const;          // bytes the box occupies in shared memory
+  std::uint64_t row_bytes() const { return std::uint64_t(box[0]) * elem_bytes; }
+};
+
+struct tma_loader_params {
+  unsigned issue_interval = 1;  // cycles between row requests
+  double clock_ns = 1.0;
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const { return {}; }
+};
+
+class tma_loader : public module, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = tma_loader_params;
+  tlm::tlm_initiator_socket<32> global, shared;
+
+  tma_loader(const sc_core::sc_module_name& name, const params& p);
+
+  // Copies the box whose first element is at `coords` (may lie partly outside the tensor:
+  // those elements are zero) to shared memory at `smem_addr` (1024-byte aligned when
+  // swizzled), starting no earlier than cycle `start`. Each row's bytes complete on `bar`
+  // when they land in shared memory (the caller expects box_bytes() on it). Returns "" or
+  // a fault (invalid descriptor, misaligned address, error response).
+  std::string load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
+                   std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start);
+  // Cycle by which every copy issued so far has landed.
+  std::uint64_t busy_until() const { return busy_until_; }
+
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+  std::string transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
+                       unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
+                       const std::vector<std::uint64_t>* lane_addrs = nullptr);
+
+  params p_;
+  std::uint64_t next_issue_ = 0, busy_until_ = 0;
+  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_;
+  trace_signal bytes_in_flight_;
+};
+
+}  // namespace flynn

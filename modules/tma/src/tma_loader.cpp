@@ -1,0 +1,154 @@
+#include "flynn/tma/tma_loader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "flynn/common/format.h"
+#include "flynn/tlm/lanes_extension.h"
+
+namespace flynn {
+
+std::string tensor_descriptor::validate() const {
+  if (rank < 1 || rank > 5) return "rank = " + std::to_string(rank) + ": expected 1 .. 5";
+  if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8)
+    return "element size = " + std::to_string(elem_bytes) + ": expected 1, 2, 4 or 8 bytes";
+  if (global_base % 16) return "global address " + hex(global_base) + ": expected a multiple of 16";
+  for (unsigned d = 0; d < rank; ++d) {
+    if (dims[d] == 0 || dims[d] > (std::uint64_t(1) << 32))
+      return "dims[" + std::to_string(d) + "] = " + std::to_string(dims[d]) + ": expected 1 .. 2^32";
+    if (box[d] == 0 || box[d] > 256) return "box[" + std::to_string(d) + "] = " + std::to_string(box[d]) + ": expected 1 .. 256";
+    if (d >= 1 && (strides[d] == 0 || strides[d] % 16))
+      return "strides[" + std::to_string(d) + "] = " + std::to_string(strides[d]) + ": expected a non-zero multiple of 16 bytes";
+  }
+  if (row_bytes() % 16) return "box[0] x element size = " + std::to_string(row_bytes()) + " bytes: expected a multiple of 16";
+  if (swizzle != swizzle_mode::none && row_bytes() > swizzle_span(swizzle))
+    return "box row of " + std::to_string(row_bytes()) + " bytes does not fit the " + to_string(swizzle) +
+           " swizzle (at most " + std::to_string(swizzle_span(swizzle)) + " bytes)";
+  return {};
+}
+
+std::uint64_t tensor_descriptor::box_bytes() const {
+  std::uint64_t n = elem_bytes;
+  for (unsigned d = 0; d < rank; ++d) n *= box[d];
+  return n;
+}
+
+void tma_loader_params::visit(param_visitor& v) {
+  param(v, {"issue_interval", "cycles", "cycles between row requests to global memory"}, issue_interval, 1, 1 << 20);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), global("global"), shared("shared"), p_(p) {
+  global.bind(*this);
+  shared.bind(*this);
+  stats_.add("copies", copies_, "copies", "bulk tensor copies");
+  stats_.add("rows", rows_, "rows", "box rows moved");
+  stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
+  stats_.add("oob_bytes", oob_bytes_, "B", "bytes outside the tensor, filled with zeros");
+  stats_.add("global_requests", global_requests_, "requests", "global-memory read bursts");
+  stats_.add("shared_requests", shared_requests_, "requests", "shared-memory writes (multi-lane when swizzled)");
+}
+
+std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
+                                 unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
+                                 const std::vector<std::uint64_t>* lane_addrs) {
+  tlm::tlm_generic_payload gp;
+  lanes_extension ext;
+  gp.set_command(cmd);
+  gp.set_address(addr);
+  gp.set_data_ptr(data);
+  gp.set_data_length(len);
+  gp.set_streaming_width(len);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  if (lane_addrs) {
+    ext.lanes = static_cast<unsigned>(lane_addrs->size());
+    ext.lane_bytes = len / ext.lanes;
+    ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
+    for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = (*lane_addrs)[l];
+    gp.set_extension(&ext);
+  }
+  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  s->b_transport(gp, delay);
+  if (lane_addrs) gp.clear_extension(&ext);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+    return std::string(cmd == tlm::TLM_READ_COMMAND ? "global read" : "shared write") + " at " + hex(addr) + ": " +
+           gp.get_response_string();
+  done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  return {};
+}
+
+std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
+                             std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) {
+  if (const std::string e = d.validate(); !e.empty()) return "invalid tensor descriptor: " + e;
+  if (d.swizzle != swizzle_mode::none && smem_addr % 1024)
+    return "shared address " + hex(smem_addr) + ": expected 1024-byte alignment for a swizzled layout";
+  if (smem_addr % 16) return "shared address " + hex(smem_addr) + ": expected 16-byte alignment";
+  ++copies_;
+  const std::uint64_t row = d.row_bytes();
+  std::uint64_t rows = 1;
+  for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
+  std::vector<unsigned char> buf(row);
+  std::uint64_t t = std::max(start, next_issue_);
+  std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
+  for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
+    // Global coordinates of this row; rows outside the tensor are all zeros.
+    bool inside = true;
+    std::uint64_t addr = d.global_base;
+    for (unsigned k = 1; k < d.rank; ++k) {
+      const std::int64_t x = coords[k] + idx[k];
+      if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
+      else addr += static_cast<std::uint64_t>(x) * d.strides[k];
+    }
+    std::fill(buf.begin(), buf.end(), 0);
+    const std::int64_t lo = std::max<std::int64_t>(coords[0], 0);
+    const std::int64_t hi = std::min<std::int64_t>(coords[0] + d.box[0], static_cast<std::int64_t>(d.dims[0]));
+    std::uint64_t landed = t;
+    if (inside && lo < hi) {
+      const std::uint64_t off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
+      const unsigned len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
+      if (auto e = transfer(global, tlm::TLM_READ_COMMAND, addr + static_cast<std::uint64_t>(lo) * d.elem_bytes,
+                            buf.data() + off, len, t, landed);
+          !e.empty())
+        return e;
+      ++global_requests_;
+      oob_bytes_ += row - len;
+    } else {
+      oob_bytes_ += row;
+    }
+    bytes_in_flight_.set(cycles(t), 1);
+    // Shared write: the row at its offset in the box, through the swizzle.
+    const std::uint64_t box_off = r * row;
+    std::uint64_t done = landed;
+    if (d.swizzle == swizzle_mode::none) {
+      if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, smem_addr + box_off, buf.data(), static_cast<unsigned>(row),
+                            landed, done);
+          !e.empty())
+        return e;
+    } else {
+      std::vector<std::uint64_t> chunks;
+      for (std::uint64_t c = 0; c < row; c += 16) chunks.push_back(smem_addr + swizzle_offset(box_off + c, d.swizzle));
+      if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, chunks.front(), buf.data(), static_cast<unsigned>(row), landed,
+                            done, &chunks);
+          !e.empty())
+        return e;
+    }
+    ++shared_requests_;
+    ++rows_;
+    bytes_ += row;
+    if (auto e = bar.complete_tx(row, done); !e.empty()) return "barrier: " + e;
+    busy_until_ = std::max(busy_until_, done);
+    bytes_in_flight_.set(cycles(done), 0);
+    for (unsigned k = 1; k < d.rank; ++k) {  // next row: odometer over the box dimensions
+      if (++idx[k] < d.box[k]) break;
+      idx[k] = 0;
+    }
+  }
+  next_issue_ = t;
+  return {};
+}
+
+void tma_loader::attach_trace(trace_sink& sink) { bytes_in_flight_.attach(&sink, name(), "copy_in_flight", 1); }
+
+}  // namespace flynn
