@@ -1,4 +1,5 @@
 #include "flynn/common/registry.h"
+#include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/simt/simt_core.h"
 #include "flynn/traffic/traffic_generator.h"
@@ -18,6 +19,8 @@ void register_builtin_modules(module_registry& r) {
   r.add<vector_unit>("vector_unit",
                      "vector unit: vector registers, VL/VS/VM, pipelined lanes, chaining, memory ports");
   r.add_link<vec::vector_dispatch_if>("vector_dispatch");
+  r.add<mma_engine>("mma_engine",
+                    "warpgroup MMA operand delivery with the sharing scope as a parameter (8-thread group, warp, warpgroup)");
   r.add<simt_core>("simt_core",
                    "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit");
 }

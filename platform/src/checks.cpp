@@ -3,6 +3,7 @@
 #include <map>
 
 #include "flynn/common/format.h"
+#include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/platform.h"
 #include "flynn/traffic/traffic_generator.h"
@@ -49,6 +50,22 @@ void check_traffic(const platform& p, run_result& r) {
 
 }  // namespace
 
-void run_functional_checks(const platform& p, run_result& r) { check_traffic(p, r); }
+// MMA engines: the datapath's D against the reference GEMM, bit for bit.
+void check_mma(const platform& p, run_result& r) {
+  for (auto* m : p.modules())
+    if (auto* e = dynamic_cast<mma_engine*>(m)) {
+      if (!e->matches_reference()) {
+        r.state = run_result::status::mismatch;
+        r.message = std::string(e->name()) + ": D differs from the reference GEMM";
+        return;
+      }
+      r.checks.push_back(std::string(e->name()) + ": D equals the reference GEMM bit for bit");
+    }
+}
+
+void run_functional_checks(const platform& p, run_result& r) {
+  check_traffic(p, r);
+  if (!r.failed()) check_mma(p, r);
+}
 
 }  // namespace flynn

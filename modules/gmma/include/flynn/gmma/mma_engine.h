@@ -1,0 +1,75 @@
+// Group-of-warps MMA operand delivery (the patent's generations as one machinery): a
+// warpgroup of 4 warps on 4 sub-partitions computes D (M x N, fp32) = A (M x K) x B (K x N)
+// + C, K in blocks of `k_block`, with A and B in a banked shared memory. The threads are
+// split into operand-sharing units of `scope_threads` (8: 8-thread groups, 32: a warp,
+// 128: the warpgroup). For every K block each unit reads the A rows and B columns of its
+// output tile from shared memory in 128-byte requests over TLM (the memory decides bank
+// conflicts and port rate), into the register file or straight into the datapath; B goes
+// column group by column group, pipelined with the math; a warpgroup unit reads B once and
+// multicasts it to all sub-partitions. Each sub-partition's tensor core then does its
+// share at `fma_per_cycle`. See docs/modules/mma_engine.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/tensor/numeric.h"
+
+namespace flynn {
+
+enum class operand_path { registers, shared };
+
+struct mma_engine_params {
+  unsigned scope_threads = 128;   // threads sharing one operand fetch: 8, 32 or 128
+  operand_path operands = operand_path::shared;
+  unsigned m = 64, n = 64, k = 16;                    // the warpgroup's problem
+  unsigned k_block = 16;                              // K per MMA (operands re-read per block)
+  unsigned instr_m = 64, instr_n = 64, instr_k = 16;  // MMA instruction shape
+  unsigned sub_partitions = 4;
+  unsigned fma_per_cycle = 512;   // per sub-partition tensor core (dense fp16)
+  unsigned tc_latency = 8;        // datapath pipeline latency (write-back of D)
+  unsigned rf_read_bytes_per_cycle = 256;  // per sub-partition operand collectors
+  unsigned column_group = 8;      // B columns delivered together
+  std::uint64_t a_base = 0, b_base = 65536;  // shared-memory byte addresses (K-block major)
+  element_type type = element_type::f16;
+  std::uint64_t seed = 1;         // operand values (uniform in [-1, 1])
+  double clock_ns = 1.0;
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = mma_engine_params;
+  tlm::tlm_initiator_socket<32> smem;
+
+  mma_engine(const sc_core::sc_module_name& name, const params& p);
+
+  const std::vector<float>& result() const { return d_; }
+  // Golden check: the datapath's D equals the reference GEMM bit for bit.
+  bool matches_reference() const;
+  std::string pending_work() const override { return done_ ? "" : "MMA not finished"; }
+
+ private:
+  void run();
+  std::uint64_t fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+  params p_;
+  std::vector<std::uint16_t> a_, b_;  // row-major A (M x K), B (K x N)
+  std::vector<float> c_, d_;
+  bool done_ = false;
+  std::uint64_t total_ = 0;
+  stat_counter instructions_, rf_read_bytes_, rf_write_bytes_, smem_requests_, fmas_, tc_busy_, units_, k_blocks_;
+};
+
+}  // namespace flynn

@@ -1,0 +1,241 @@
+#include "flynn/gmma/mma_engine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "flynn/common/format.h"
+
+namespace flynn {
+
+void mma_engine_params::visit(param_visitor& v) {
+  param(v, {"scope_threads", "threads", "operand sharing scope: 8 (8-thread groups), 32 (warp) or 128 (warpgroup)"},
+        scope_threads, 8, 128);
+  param_enum(v, {"operands", "", "A and B through the register file (registers) or straight from shared memory (shared)"},
+             operands, {{operand_path::registers, "registers"}, {operand_path::shared, "shared"}});
+  param(v, {"m", "", "rows of D and A"}, m, 8, 256);
+  param(v, {"n", "", "columns of D and B"}, n, 8, 256);
+  param(v, {"k", "", "columns of A, rows of B"}, k, 4, 4096);
+  param(v, {"k_block", "", "K of one MMA; operands are read from shared memory per block"}, k_block, 4, 256);
+  param(v, {"instr_m", "", "MMA instruction shape: rows"}, instr_m, 1, 256);
+  param(v, {"instr_n", "", "MMA instruction shape: columns"}, instr_n, 1, 256);
+  param(v, {"instr_k", "", "MMA instruction shape: depth"}, instr_k, 1, 256);
+  param(v, {"sub_partitions", "", "sub-partitions, one warp and one tensor core each"}, sub_partitions, 1, 8);
+  param(v, {"fma_per_cycle", "FMA/cycle", "tensor-core throughput per sub-partition"}, fma_per_cycle, 1, 1 << 16);
+  param(v, {"tc_latency", "cycles", "tensor-core pipeline latency (write-back of D)"}, tc_latency, 0, 1000);
+  param(v, {"rf_read_bytes_per_cycle", "B/cycle", "register-file operand bandwidth per sub-partition"},
+        rf_read_bytes_per_cycle, 1, 1 << 16);
+  param(v, {"column_group", "columns", "B columns delivered together, pipelined with the math"}, column_group, 1, 256);
+  param(v, {"a_base", "B", "shared-memory address of A (per K block: M rows of k_block elements)"}, a_base);
+  param(v, {"b_base", "B", "shared-memory address of B (per K block: N columns of k_block elements)"}, b_base);
+  param_enum(v, {"element", "", "input element type: f16 or bf16 (fp32 accumulation)"}, type,
+             {{element_type::f16, "f16"}, {element_type::bf16, "bf16"}});
+  param(v, {"seed", "", "seed of the operand values"}, seed);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> mma_engine_params::check() const {
+  std::vector<param_issue> r;
+  if (scope_threads != 8 && scope_threads != 32 && scope_threads != 128)
+    r.push_back({"scope_threads", "8, 32 or 128", std::to_string(scope_threads)});
+  else if (scope_threads > 32 * sub_partitions)
+    r.push_back({"scope_threads", "at most the warpgroup's " + std::to_string(32 * sub_partitions) + " threads",
+                 std::to_string(scope_threads)});
+  if (m % sub_partitions) r.push_back({"m", "a multiple of sub_partitions", std::to_string(m)});
+  if (k % k_block) r.push_back({"k", "a multiple of k_block (" + std::to_string(k_block) + ")", std::to_string(k)});
+  if (!r.empty()) return r;
+  const unsigned units_per_warp = scope_threads < 32 ? 32 / scope_threads : 1;
+  const unsigned warps_per_unit = scope_threads > 32 ? scope_threads / 32 : 1;
+  const unsigned unit_rows = m / sub_partitions * warps_per_unit;
+  if (n % units_per_warp || (n / units_per_warp) % column_group)
+    r.push_back({"n", "columns that split evenly into units and column groups", std::to_string(n)});
+  else if (unit_rows % instr_m || (n / units_per_warp) % instr_n || k_block % instr_k)
+    r.push_back({"instr_m", "an instruction shape that tiles each unit's " + std::to_string(unit_rows) + " x " +
+                                std::to_string(n / units_per_warp) + " x " + std::to_string(k_block) + " block",
+                 std::to_string(instr_m) + "x" + std::to_string(instr_n) + "x" + std::to_string(instr_k)});
+  if ((std::uint64_t(unit_rows) * k_block * 2) % 128 || (std::uint64_t(column_group) * k_block * 2) % 128)
+    r.push_back({"k_block", "A slices and B column groups of whole 128-byte requests", std::to_string(k_block)});
+  if (a_base % 128 || b_base % 128) r.push_back({"a_base", "128-byte aligned operands", hex(a_base) + ", " + hex(b_base)});
+  return r;
+}
+
+mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), smem("smem"), p_(p) {
+  throw_if_invalid("mma_engine", p_.check());
+  smem.bind(*this);
+  SC_HAS_PROCESS(mma_engine);
+  SC_THREAD(run);
+  std::mt19937 rng(static_cast<std::uint32_t>(p_.seed));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  a_.resize(std::size_t(p_.m) * p_.k);
+  b_.resize(std::size_t(p_.k) * p_.n);
+  c_.resize(std::size_t(p_.m) * p_.n);
+  for (auto& x : a_) x = from_f32(p_.type, u(rng));
+  for (auto& x : b_) x = from_f32(p_.type, u(rng));
+  for (auto& x : c_) x = u(rng);
+  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue");
+  stats_.add_real("rf_reads", [this] { return double(rf_read_bytes_.value()) / 128.0; }, "reads",
+                  "register-file reads of A and B (one 32-lane x 4-byte register = 128 B)");
+  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A and B operand bytes read from the register file");
+  stats_.add("rf_write_bytes", rf_write_bytes_, "B", "A and B bytes written into the register file from shared memory");
+  stats_.add("smem_reads", smem_requests_, "wavefronts", "128-byte shared-memory reads of A and B");
+  stats_.add("fmas", fmas_, "FMA", "multiply-adds done by the tensor cores");
+  stats_.add("datapath_cycles", tc_busy_, "cycles", "cycles the busiest tensor core computed");
+  stats_.add("units", units_, "units", "operand-sharing units (threads / scope)");
+  stats_.add("k_blocks", k_blocks_, "blocks", "MMAs in sequence (K / k_block)");
+  stats_.add_real("mma_cycles", [this] { return double(total_); }, "cycles", "first request to the last D written back");
+  stats_.add_real(
+      "fma_per_cycle", [this] { return total_ ? double(fmas_.value()) / double(total_) : 0.0; }, "FMA/cycle",
+      "throughput: multiply-adds per cycle over the whole run");
+  stats_.add_real(
+      "tensor_utilisation",
+      [this] { return total_ ? double(fmas_.value()) / (double(total_) * p_.fma_per_cycle * p_.sub_partitions) : 0.0; },
+      "", "multiply-adds / (cycles x sub-partitions x fma_per_cycle)");
+}
+
+// Reads `bytes` in 128-byte requests, one per cycle from t; returns when the last lands.
+std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out) {
+  std::uint64_t landed = t;
+  for (unsigned off = 0; off < bytes; off += 128, ++t) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(addr + off);
+    gp.set_data_ptr(out + off);
+    gp.set_data_length(128);
+    gp.set_streaming_width(128);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
+    smem->b_transport(gp, delay);
+    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+      fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
+    ++smem_requests_;
+    landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+  }
+  return landed;
+}
+
+void mma_engine::run() {
+  // A and B into shared memory, untimed.
+  auto put = [this](std::uint64_t addr, std::uint16_t v) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    gp.set_address(addr);
+    gp.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+    gp.set_data_length(2);
+    if (smem->transport_dbg(gp) != 2) fault("operands do not fit the shared memory at " + hex(addr));
+  };
+  // Stored K block by K block: block b of A is M rows of k_block elements, block b of B is
+  // N columns of k_block elements, so one K block of a unit is contiguous.
+  const std::uint64_t kb0 = p_.k_block;
+  for (unsigned i = 0; i < p_.m; ++i)
+    for (unsigned x = 0; x < p_.k; ++x)
+      put(p_.a_base + ((x / kb0 * p_.m + i) * kb0 + x % kb0) * 2, a_[std::size_t(i) * p_.k + x]);
+  for (unsigned x = 0; x < p_.k; ++x)
+    for (unsigned j = 0; j < p_.n; ++j)
+      put(p_.b_base + ((x / kb0 * p_.n + j) * kb0 + x % kb0) * 2, b_[std::size_t(x) * p_.n + j]);
+
+  const unsigned warps = p_.sub_partitions, kb = p_.k_block, blocks = p_.k / kb;
+  const unsigned units_per_warp = p_.scope_threads < 32 ? 32 / p_.scope_threads : 1;
+  const unsigned warps_per_unit = p_.scope_threads > 32 ? p_.scope_threads / 32 : 1;
+  const unsigned units = warps * units_per_warp / warps_per_unit;
+  const unsigned warp_rows = p_.m / warps, unit_rows = warp_rows * warps_per_unit, unit_cols = p_.n / units_per_warp;
+  const unsigned groups = unit_cols / p_.column_group;
+  units_ += units;
+  k_blocks_ += blocks;
+  const bool via_rf = p_.operands == operand_path::registers;
+
+  // Per warp instruction: FMAs done and A/B fragment bytes read (a warp instruction drives
+  // every unit of the warp; a warpgroup instruction is split over its warps).
+  const std::uint64_t instr_fmas = std::uint64_t(p_.instr_m) * p_.instr_n * p_.instr_k;
+  const std::uint64_t warp_instr_fmas = instr_fmas * units_per_warp / warps_per_unit;
+  const std::uint64_t warp_instr_frag =
+      (std::uint64_t(p_.instr_m) * p_.instr_k + std::uint64_t(p_.instr_k) * p_.instr_n) * 2 * units_per_warp / warps_per_unit;
+  const std::uint64_t instr_per_warp_block = std::uint64_t(warp_rows) * p_.n * kb / warp_instr_fmas;
+  // The math of one warp on one column group of one K block.
+  const std::uint64_t step_fmas = std::uint64_t(warp_rows) * unit_cols * units_per_warp / groups * kb;
+  const std::uint64_t step_cycles = std::max<std::uint64_t>(1, (step_fmas + p_.fma_per_cycle - 1) / p_.fma_per_cycle);
+  const std::uint64_t step_rf = via_rf ? instr_per_warp_block * warp_instr_frag / groups : 0;
+  const std::uint64_t step_rf_cycles = (step_rf + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
+
+  struct unit_state {
+    unsigned row0, col0;
+    std::vector<unsigned char> a, b;  // this block's A rows and B columns as read
+  };
+  std::vector<unit_state> us(units);
+  for (unsigned u = 0; u < units; ++u) {
+    us[u].row0 = (u / units_per_warp) * warps_per_unit * warp_rows;
+    us[u].col0 = (u % units_per_warp) * unit_cols;
+    us[u].a.resize(std::size_t(unit_rows) * kb * 2);
+    us[u].b.resize(std::size_t(unit_cols) * kb * 2);
+  }
+  d_ = c_;
+  std::vector<std::uint64_t> tc_free(warps, 0), rf_free(warps, 0), busy(warps, 0);
+  std::uint64_t t = 0, end = 0;
+  std::vector<std::uint64_t> a_landed(units), b_landed(std::size_t(units) * groups);
+  for (unsigned blk = 0; blk < blocks; ++blk) {
+    // Requests in order: every unit's A slice, then B column group by column group. A is
+    // row-major with K per row, so a unit's slice of this block is rows of kb elements.
+    for (unsigned u = 0; u < units; ++u) {
+      std::uint64_t landed = t;
+      for (unsigned r = 0; r < unit_rows; r += 128 / (kb * 2)) {  // 128 bytes = 128 / (2 kb) rows
+        const std::uint64_t addr = p_.a_base + (std::uint64_t(blk) * p_.m + us[u].row0 + r) * kb * 2;
+        landed = std::max(landed, fetch(addr, 128, t, &us[u].a[std::size_t(r) * kb * 2]));
+      }
+      a_landed[u] = landed;
+    }
+    for (unsigned g = 0; g < groups; ++g)
+      for (unsigned u = 0; u < units; ++u) {
+        const unsigned c0 = us[u].col0 + g * p_.column_group;
+        b_landed[std::size_t(u) * groups + g] =
+            fetch(p_.b_base + (std::uint64_t(blk) * p_.n + c0) * kb * 2, p_.column_group * kb * 2, t,
+                  &us[u].b[std::size_t(g) * p_.column_group * kb * 2]);
+      }
+    if (via_rf) rf_write_bytes_ += std::uint64_t(units) * (unit_rows + unit_cols) * kb * 2;
+    // Math: each warp, column group by column group, when its units' operands have landed.
+    for (unsigned w = 0; w < warps; ++w) {
+      const unsigned u0 = w / warps_per_unit * units_per_warp;
+      for (unsigned g = 0; g < groups; ++g) {
+        std::uint64_t ready = 0;
+        for (unsigned s = 0; s < units_per_warp; ++s)
+          ready = std::max({ready, a_landed[u0 + s], b_landed[std::size_t(u0 + s) * groups + g]});
+        if (via_rf) {
+          rf_free[w] = std::max(ready, rf_free[w]) + step_rf_cycles;
+          ready = rf_free[w];
+          rf_read_bytes_ += step_rf;
+        }
+        const std::uint64_t start = std::max(ready, tc_free[w]);
+        tc_free[w] = start + step_cycles;
+        busy[w] += step_cycles;
+      }
+      instructions_ += instr_per_warp_block;
+      end = std::max(end, tc_free[w] + p_.tc_latency);
+    }
+    // The datapath's arithmetic on the operands as read: k ascending, fp32 additions.
+    for (const auto& s : us)
+      for (unsigned i = 0; i < unit_rows; ++i)
+        for (unsigned j = 0; j < unit_cols; ++j) {
+          volatile float acc = d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j];
+          for (unsigned x = 0; x < kb; ++x) {
+            std::uint16_t av, bv;
+            std::memcpy(&av, &s.a[(std::size_t(i) * kb + x) * 2], 2);
+            std::memcpy(&bv, &s.b[(std::size_t(j) * kb + x) * 2], 2);
+            const float prod = to_f32(p_.type, av) * to_f32(p_.type, bv);
+            acc = acc + prod;
+          }
+          d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j] = acc;
+        }
+  }
+  fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;
+  tc_busy_ += *std::max_element(busy.begin(), busy.end());
+  total_ = end;
+  if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
+  done_ = true;
+}
+
+bool mma_engine::matches_reference() const {
+  std::vector<float> ref;
+  reference_gemm(p_.type, p_.m, p_.n, p_.k, a_, b_, c_, ref);
+  return ref.size() == d_.size() && std::memcmp(ref.data(), d_.data(), ref.size() * sizeof(float)) == 0;
+}
+
+}  // namespace flynn

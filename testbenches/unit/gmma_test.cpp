@@ -1,0 +1,71 @@
+// Group-of-warps MMA: the sharing scope changes instructions, register-file and shared-
+// memory traffic and throughput; D always equals the reference GEMM.
+#include <catch2/catch.hpp>
+
+#include "flynn/gmma/mma_engine.h"
+#include "flynn/memory/banked_memory.h"
+#include "flynn/platform/stats_writer.h"
+
+using namespace flynn;
+
+namespace {
+banked_memory::params smem_params() {
+  banked_memory::params p;
+  p.size_bytes = 1 << 17;
+  p.word_bytes = 4;
+  p.banks = 32;
+  p.latency = 29;
+  p.bank_busy = 1;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("the warpgroup generation streams MMAs at least twice as fast as the warp generation") {
+  mma_engine::params warp;
+  warp.scope_threads = 32;
+  warp.operands = operand_path::registers;
+  warp.instr_m = 16;
+  warp.instr_n = 8;
+  warp.instr_k = 16;
+  warp.k = 256;
+  mma_engine::params group = warp;
+  group.scope_threads = 128;
+  group.operands = operand_path::shared;
+  group.instr_m = 64;
+  group.instr_n = 64;
+  banked_memory m1("m1", smem_params()), m2("m2", smem_params());
+  mma_engine e1("warp", warp), e2("warpgroup", group);
+  e1.smem.bind(m1.port(0));
+  e2.smem.bind(m2.port(0));
+  sc_core::sc_start();
+  CHECK(e1.matches_reference());
+  CHECK(e2.matches_reference());
+  const auto s1 = stats_to_json(e1.stats()), s2 = stats_to_json(e2.stats());
+  CHECK(s2["fma_per_cycle"].get<double>() >= 2.0 * s1["fma_per_cycle"].get<double>());
+  CHECK(s2["rf_reads"].get<double>() == 0.0);
+  CHECK(s1["smem_reads"].get<int>() == 16 * 80);
+  CHECK(s2["smem_reads"].get<int>() == 16 * 32);
+  // The shared memory saw exactly the requests the engines counted, one wavefront each.
+  CHECK(stats_to_json(m2.stats())["wavefronts"] == 16 * 32);
+}
+
+TEST_CASE("bf16 operands also match the reference bit for bit") {
+  mma_engine::params p;
+  p.type = element_type::bf16;
+  p.k = 64;
+  banked_memory m("m", smem_params());
+  mma_engine e("e", p);
+  e.smem.bind(m.port(0));
+  sc_core::sc_start();
+  CHECK(e.matches_reference());
+}
+
+TEST_CASE("an instruction shape that does not tile the units is refused") {
+  mma_engine::params p;
+  p.scope_threads = 32;
+  p.instr_m = 24;
+  CHECK_FALSE(p.check().empty());
+  p = mma_engine::params{};
+  p.scope_threads = 16;
+  CHECK_THAT(p.check().front().expected, Catch::Contains("8, 32 or 128"));
+}
