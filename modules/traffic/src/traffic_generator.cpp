@@ -55,6 +55,8 @@ std::vector<param_issue> traffic_stream::check(const std::string& prefix) const 
                  std::to_string(range_bytes)});
   if (kind != stream_kind::indexed && count == 0)
     r.push_back({prefix + "count", "at least 1", "0"});
+  if (range_bytes > (std::uint64_t(1) << 40))
+    r.push_back({prefix + "range_bytes", "at most 2^40", std::to_string(range_bytes)});
   return r;
 }
 
@@ -122,7 +124,8 @@ bool traffic_cursor::next() {
   const traffic_stream& st = stream();
   switch (st.kind) {
     case stream_kind::linear:
-      addr_ = offset(static_cast<std::int64_t>(i_) * st.stride);
+      // Two's-complement wrap-around (unsigned arithmetic) for huge strides.
+      addr_ = offset(static_cast<std::int64_t>(i_ * static_cast<std::uint64_t>(st.stride)));
       break;
     case stream_kind::indexed:
       addr_ = st.base + st.indices[i_ % st.indices.size()] * st.size;
@@ -138,7 +141,8 @@ bool traffic_cursor::next() {
     lanes_.lane_bytes = st.size;
     lanes_.active_mask = st.lanes == 32 ? 0xffffffffu : ((1u << st.lanes) - 1);
     for (unsigned l = 0; l < st.lanes; ++l)
-      lanes_.address[l] = st.base + swizzle_offset(addr_ - st.base + static_cast<std::uint64_t>(l * st.lane_stride), st.swizzle);
+      lanes_.address[l] =
+          st.base + swizzle_offset(addr_ - st.base + l * static_cast<std::uint64_t>(st.lane_stride), st.swizzle);
   }
   addr_ = st.base + swizzle_offset(addr_ - st.base, st.swizzle);
   return true;
