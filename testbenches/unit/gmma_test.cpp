@@ -69,3 +69,43 @@ TEST_CASE("an instruction shape that does not tile the units is refused") {
   p.scope_threads = 16;
   CHECK_THAT(p.check().front().expected, Catch::Contains("8, 32 or 128"));
 }
+
+#include "flynn/gmma/matrix_descriptor.h"
+
+TEST_CASE("matrix descriptors encode and decode the wgmma bit layout") {
+  matrix_descriptor d;
+  d.start_address = 0x1400;
+  d.leading_byte_offset = 16;
+  d.stride_byte_offset = 1024;
+  d.swizzle = swizzle_mode::b128;
+  const std::uint64_t bits = d.encode();
+  CHECK((bits & 0x3fff) == 0x140);
+  CHECK(((bits >> 16) & 0x3fff) == 1);
+  CHECK(((bits >> 32) & 0x3fff) == 64);
+  CHECK((bits >> 62) == 1);
+  matrix_descriptor back;
+  REQUIRE(matrix_descriptor::decode(bits, back).empty());
+  CHECK(back.start_address == d.start_address);
+  CHECK(back.stride_byte_offset == 1024);
+  CHECK(back.swizzle == swizzle_mode::b128);
+  CHECK_THAT(matrix_descriptor::decode(bits | (1ull << 15), back), Catch::Contains("reserved bits 0x8000"));
+}
+
+TEST_CASE("invalid matrix descriptors name the field") {
+  matrix_descriptor d;
+  d.start_address = 0x1408;
+  CHECK_THAT(d.validate(), Catch::Contains("start address = 5128: expected a multiple of 16"));
+  d.start_address = 0x1400;
+  d.stride_byte_offset = 40;
+  CHECK_THAT(d.validate(), Catch::Contains("stride byte offset = 40"));
+  d.stride_byte_offset = 64;
+  d.swizzle = swizzle_mode::b128;
+  d.start_address = 0x1480;
+  CHECK_THAT(d.validate(), Catch::Contains("1024-byte alignment"));
+  d.start_address = 0x1000;
+  CHECK_THAT(d.validate(), Catch::Contains("multiple of the 128-byte swizzle row"));
+  d.stride_byte_offset = 1024;
+  CHECK(d.validate().empty());
+  d.start_address = 1u << 20;
+  CHECK_THAT(d.validate(), Catch::Contains("less than 256 KiB"));
+}
