@@ -5,6 +5,7 @@
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
+#include "flynn/platform/platform.h"
 
 using nlohmann::json;
 
@@ -140,6 +141,26 @@ std::string compare_memory(const banked_memory& mem, const std::vector<unsigned 
            std::to_string(x);
   }
   return {};
+}
+
+void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
+                          const std::vector<std::pair<std::string, memory_image>>& expect, run_result& r) {
+  const std::string memory_diff = compare_memory(mem, golden, elem_bytes);
+  if (!memory_diff.empty()) {
+    r.state = run_result::status::mismatch;
+    r.message = std::string(mem.name()) + ": " + memory_diff;
+    return;
+  }
+  r.checks.push_back(std::string(mem.name()) + ": final memory equals the golden interpreter's");
+  for (const auto& [path, img] : expect) {
+    const std::string diff = compare_image(mem, img, elem_bytes);
+    if (!diff.empty()) {
+      r.state = run_result::status::mismatch;
+      r.message = path + ": " + diff;
+      return;
+    }
+    r.checks.push_back(path + ": " + std::to_string(img.elements.size()) + " words as expected");
+  }
 }
 
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes) {

@@ -17,6 +17,7 @@
 #include <system_error>
 #include <vector>
 
+#include "asm_lexer.h"
 #include "flynn/platform/errors.h"
 
 namespace flynn::vec {
@@ -36,14 +37,8 @@ std::string hex(std::uint64_t v) {
   return o.str();
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-struct token {
-  enum kind_t { ident, number, punct } kind = punct;
-  std::string s;
-  unsigned col = 0;  // 1-based column of the first character
-  unsigned end = 0;  // column just after the last character
-};
+using asm_lexer::is_space;
+using asm_lexer::token;
 
 // One comma-separated operand.
 struct operand {
@@ -245,53 +240,8 @@ class assembler {
     fail(line_, col, expected, found);
   }
 
-  static std::vector<token> tokenize(const std::string& s) {
-    std::vector<token> out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-      const char c = s[i];
-      if (is_space(c)) {
-        ++i;
-        continue;
-      }
-      token t;
-      t.col = static_cast<unsigned>(i + 1);
-      const auto uc = static_cast<unsigned char>(c);
-      if (std::isalpha(uc) || c == '_' || c == '.' || c == '$') {
-        t.kind = token::ident;
-        std::size_t j = i;
-        while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
-                                s[j] == '.' || s[j] == '$'))
-          ++j;
-        t.s = s.substr(i, j - i);
-        i = j;
-      } else if (std::isdigit(uc)) {
-        t.kind = token::number;
-        const bool hex_literal = i + 1 < s.size() && c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
-        std::size_t j = i;
-        while (j < s.size()) {
-          const char d = s[j];
-          if (std::isalnum(static_cast<unsigned char>(d)) || d == '_' || d == '.') {
-            ++j;
-          } else if ((d == '+' || d == '-') && !hex_literal && j > i &&
-                     (s[j - 1] == 'e' || s[j - 1] == 'E')) {
-            ++j;  // exponent sign of a floating-point literal
-          } else {
-            break;
-          }
-        }
-        t.s = s.substr(i, j - i);
-        i = j;
-      } else {
-        t.kind = token::punct;
-        t.s = std::string(1, c);
-        ++i;
-      }
-      t.end = static_cast<unsigned>(i + 1);
-      out.push_back(std::move(t));
-    }
-    return out;
-  }
+  static std::vector<token> tokenize(const std::string& s) { return asm_lexer::tokenize(s, ""); }
+
 
   void do_line(std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

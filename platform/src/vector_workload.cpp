@@ -113,22 +113,7 @@ void vector_workload::check(const platform&, run_result& r) const {
     return;
   }
   r.checks.push_back(who + ": instruction count equals the golden interpreter's (" + std::to_string(g.instructions) + ")");
-  const std::string memory_diff = compare_memory(*mem_, golden, 8);
-  if (!memory_diff.empty()) {
-    r.state = run_result::status::mismatch;
-    r.message = std::string(mem_->name()) + ": " + memory_diff;
-    return;
-  }
-  r.checks.push_back(std::string(mem_->name()) + ": final memory equals the golden interpreter's");
-  for (const auto& [path, img] : expect_) {
-    const std::string diff = compare_image(*mem_, img, 8);
-    if (!diff.empty()) {
-      r.state = run_result::status::mismatch;
-      r.message = path + ": " + diff;
-      return;
-    }
-    r.checks.push_back(path + ": " + std::to_string(img.elements.size()) + " words as expected");
-  }
+  check_memory_results(*mem_, golden, 8, expect_, r);
 }
 
 }  // namespace

@@ -47,6 +47,12 @@ void check_image_fits(const banked_memory& mem, const memory_image& img, unsigne
 // or the first element that differs.
 std::string compare_memory(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes);
 
+// The end of a golden check: the memory's contents against the golden interpreter's, then
+// the scenario's expected images. Records passes in r.checks, the first failure as a
+// mismatch.
+void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
+                          const std::vector<std::pair<std::string, memory_image>>& expect, struct run_result& r);
+
 // Compares an image with a memory's contents; returns "" or what differs.
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
 
