@@ -85,6 +85,13 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
   stats_.add("k_blocks", k_blocks_, "blocks", "MMAs in sequence (K / k_block)");
   stats_.add_real("mma_cycles", [this] { return double(total_); }, "cycles", "first request to the last D written back");
   stats_.add_real(
+      "mma_interval",
+      [this] {
+        const std::uint64_t b = k_blocks_.value();
+        return b > 1 ? double(last_block_done_ - first_block_done_) / double(b - 1) : 0.0;
+      },
+      "cycles", "steady-state cycles between consecutive dependent MMAs (K blocks) on a sub-partition");
+  stats_.add_real(
       "fma_per_cycle", [this] { return total_ ? double(fmas_.value()) / double(total_) : 0.0; }, "FMA/cycle",
       "throughput: multiply-adds per cycle over the whole run");
   stats_.add_real(
@@ -209,6 +216,10 @@ void mma_engine::run() {
       }
       instructions_ += instr_per_warp_block;
       end = std::max(end, tc_free[w] + p_.tc_latency);
+      if (w == 0) {
+        if (blk == 0) first_block_done_ = tc_free[0];
+        last_block_done_ = tc_free[0];
+      }
     }
     // The datapath's arithmetic on the operands as read: k ascending, fp32 additions.
     for (const auto& s : us)

@@ -69,6 +69,7 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
   std::vector<float> c_, d_;
   bool done_ = false;
   std::uint64_t total_ = 0;
+  std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
   stat_counter instructions_, rf_read_bytes_, rf_write_bytes_, smem_requests_, fmas_, tc_busy_, units_, k_blocks_;
 };
 
