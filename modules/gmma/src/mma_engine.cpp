@@ -116,6 +116,8 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
       fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
     ++smem_requests_;
+    requests_sig_.set(cycles(t), 1);
+    requests_sig_.set(cycles(t + 1), 0);
     landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
   }
   return landed;
@@ -180,6 +182,7 @@ void mma_engine::run() {
   std::uint64_t t = 0, end = 0;
   std::vector<std::uint64_t> a_landed(units), b_landed(std::size_t(units) * groups);
   for (unsigned blk = 0; blk < blocks; ++blk) {
+    k_block_sig_.set(cycles(t), blk);
     // Requests in order: every unit's A slice, then B column group by column group. A is
     // row-major with K per row, so a unit's slice of this block is rows of kb elements.
     for (unsigned u = 0; u < units; ++u) {
@@ -211,6 +214,13 @@ void mma_engine::run() {
           rf_read_bytes_ += step_rf;
         }
         const std::uint64_t start = std::max(ready, tc_free[w]);
+        if (!sp_busy_.empty()) {
+          if (start > tc_free[w]) {  // idle since the previous step
+            sp_busy_[w].set(cycles(tc_free[w]), 0);
+            sp_busy_[w].set(cycles(start), 1);
+          }
+          sp_group_[w].set(cycles(start), g);
+        }
         tc_free[w] = start + step_cycles;
         busy[w] += step_cycles;
       }
@@ -236,11 +246,23 @@ void mma_engine::run() {
           d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j] = acc;
         }
   }
+  for (unsigned w = 0; w < sp_busy_.size(); ++w) sp_busy_[w].set(cycles(tc_free[w]), 0);
   fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;
   tc_busy_ += *std::max_element(busy.begin(), busy.end());
   total_ = end;
   if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
   done_ = true;
+}
+
+void mma_engine::attach_trace(trace_sink& sink) {
+  k_block_sig_.attach(&sink, name(), "k_block", 16);
+  requests_sig_.attach(&sink, name(), "smem_request", 1);
+  sp_busy_.resize(p_.sub_partitions);
+  sp_group_.resize(p_.sub_partitions);
+  for (unsigned w = 0; w < p_.sub_partitions; ++w) {
+    sp_busy_[w].attach(&sink, name(), "sp" + std::to_string(w) + "_datapath_busy", 1);
+    sp_group_[w].attach(&sink, name(), "sp" + std::to_string(w) + "_column_group", 8);
+  }
 }
 
 bool mma_engine::matches_reference() const {

@@ -55,6 +55,7 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
   // Golden check: the datapath's D equals the reference GEMM bit for bit.
   bool matches_reference() const;
   std::string pending_work() const override { return done_ ? "" : "MMA not finished"; }
+  void attach_trace(trace_sink& sink) override;
 
  private:
   void run();
@@ -70,6 +71,8 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
   bool done_ = false;
   std::uint64_t total_ = 0;
   std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
+  trace_signal k_block_sig_, requests_sig_;
+  std::vector<trace_signal> sp_busy_, sp_group_;
   stat_counter instructions_, rf_read_bytes_, rf_write_bytes_, smem_requests_, fmas_, tc_busy_, units_, k_blocks_;
 };
 
