@@ -1,6 +1,12 @@
 #include "asm_lexer.h"
 
 #include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "flynn/platform/errors.h"
 
 namespace flynn::asm_lexer {
 
@@ -48,6 +54,101 @@ std::vector<token> tokenize(const std::string& s, const std::string& extra_ident
     out.push_back(std::move(t));
   }
   return out;
+}
+
+std::string operand::found() const {
+  if (!toks.empty()) return quoted(text);
+  return last ? "end of line" : "','";
+}
+
+std::vector<operand> split_operands(const std::vector<token>& toks, std::size_t from, const std::string& line,
+                                    unsigned eol_col) {
+  std::vector<operand> ops;
+  if (from >= toks.size()) return ops;
+  auto finish = [&line](operand& o, unsigned empty_col) {
+    if (o.toks.empty()) {
+      o.col = empty_col;
+      return;
+    }
+    o.col = o.toks.front().col;
+    o.text = line.substr(o.col - 1, o.toks.back().end - o.col);
+  };
+  operand cur;
+  for (std::size_t i = from; i < toks.size(); ++i) {
+    const token& t = toks[i];
+    if (t.kind == token::punct && t.s == ",") {
+      finish(cur, t.col);
+      ops.push_back(std::move(cur));
+      cur = operand();
+    } else {
+      cur.toks.push_back(t);
+    }
+  }
+  finish(cur, eol_col);
+  cur.last = true;
+  ops.push_back(std::move(cur));
+  return ops;
+}
+
+std::string strip_comment(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::size_t cut = std::min(line.find(';'), line.find("//"));
+  if (cut != std::string::npos) line.resize(cut);
+  while (!line.empty() && is_space(line.back())) line.pop_back();
+  return line;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+bool valid_label_name(const std::string& s) {
+  if (s.empty()) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n) {
+  if (s.size() < 2 || s.size() > 3) return false;
+  if (std::tolower(static_cast<unsigned char>(s[0])) != prefix) return false;
+  if (s.size() == 3 && s[1] == '0') return false;
+  unsigned v = 0;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    v = v * 10 + static_cast<unsigned>(s[i] - '0');
+  }
+  if (v >= limit) return false;
+  n = static_cast<std::uint8_t>(v);
+  return true;
+}
+
+bool parse_magnitude(const std::string& s, std::uint64_t& v) {
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    first += 2;
+    base = 16;
+  }
+  if (first == last) return false;
+  const auto r = std::from_chars(first, last, v, base);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+std::string read_source(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": cannot read file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path + ": cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw input_error(path + ": cannot read file");
+  return text.str();
 }
 
 }  // namespace flynn::asm_lexer

@@ -24,28 +24,13 @@ namespace flynn::simt {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-using asm_lexer::is_space;
+using asm_lexer::lower;
+using asm_lexer::operand;
+using asm_lexer::parse_magnitude;
+using asm_lexer::quoted;
+using asm_lexer::register_number;
 using asm_lexer::token;
-
-// One comma-separated operand.
-struct operand {
-  std::vector<token> toks;
-  unsigned col = 0;   // column of the first token (of the comma / line end when empty)
-  std::string text;   // source text of the operand
-  bool last = false;  // the line's last operand
-
-  std::string found() const {
-    if (!toks.empty()) return quoted(text);
-    return last ? "end of line" : "','";
-  }
-};
+using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
 enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none };
@@ -132,31 +117,9 @@ unsigned operand_count(form f) {
 }
 
 // "r5" -> 5 (prefix 'r', below `limit`). Case-insensitive; no leading zeros.
-bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n) {
-  if (s.size() < 2 || s.size() > 3) return false;
-  if (std::tolower(static_cast<unsigned char>(s[0])) != prefix) return false;
-  if (s.size() == 3 && s[1] == '0') return false;
-  unsigned v = 0;
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    v = v * 10 + static_cast<unsigned>(s[i] - '0');
-  }
-  if (v >= limit) return false;
-  n = static_cast<std::uint8_t>(v);
-  return true;
-}
-
 bool is_register_name(const std::string& s) {
   std::uint8_t n = 0;
   return register_number(s, 'r', 64, n) || register_number(s, 'p', 8, n);
-}
-
-bool valid_label_name(const std::string& s) {
-  if (s.empty()) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
 }
 
 struct special_name {
@@ -169,19 +132,6 @@ const special_name specials[] = {{"%tid", special::tid},       {"%ntid", special
 const char* const special_list = "%tid, %ntid, %ctaid, %nctaid, %laneid or %warpid";
 
 // Unsigned integer literal: decimal or 0x hex, up to 2^64 - 1.
-bool parse_magnitude(const std::string& s, std::uint64_t& v) {
-  const char* first = s.data();
-  const char* last = s.data() + s.size();
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    first += 2;
-    base = 16;
-  }
-  if (first == last) return false;
-  const auto r = std::from_chars(first, last, v, base);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
 bool is_hex_literal(const std::string& s) {
   return s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
@@ -245,10 +195,7 @@ class assembler {
 
 
   void do_line(std::string line) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::size_t cut = std::min(line.find(';'), line.find("//"));
-    if (cut != std::string::npos) line.resize(cut);
-    while (!line.empty() && is_space(line.back())) line.pop_back();
+    line = asm_lexer::strip_comment(std::move(line));
     const unsigned eol_col = static_cast<unsigned>(line.size() + 1);
 
     const std::vector<token> toks = tokenize(line);
@@ -293,23 +240,7 @@ class assembler {
     if (guarded && head.s[0] == '.')
       fail(head.col, "an instruction mnemonic (directives cannot be guarded)", quoted(head.s));
 
-    std::vector<operand> ops;
-    if (k + 1 < toks.size()) {
-      operand cur;
-      for (std::size_t i = k + 1; i < toks.size(); ++i) {
-        const token& t = toks[i];
-        if (t.kind == token::punct && t.s == ",") {
-          finish(cur, line, t.col);
-          ops.push_back(std::move(cur));
-          cur = operand();
-        } else {
-          cur.toks.push_back(t);
-        }
-      }
-      finish(cur, line, eol_col);
-      cur.last = true;
-      ops.push_back(std::move(cur));
-    }
+    const std::vector<operand> ops = asm_lexer::split_operands(toks, k + 1, line, eol_col);
 
     if (head.s[0] == '.') {
       directive(head, labels, ops, eol_col);
@@ -321,15 +252,6 @@ class assembler {
     in.line = line_;
     in.text = line.substr(toks[start].col - 1);
     instruction(head, labels, ops, in);
-  }
-
-  static void finish(operand& o, const std::string& line, unsigned empty_col) {
-    if (o.toks.empty()) {
-      o.col = empty_col;
-      return;
-    }
-    o.col = o.toks.front().col;
-    o.text = line.substr(o.col - 1, o.toks.back().end - o.col);
   }
 
   void define_labels(const std::vector<token>& labels) {
@@ -714,14 +636,7 @@ kernel assemble(const std::string& text, const std::string& file) {
 }
 
 kernel assemble_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": cannot read file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path + ": cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw input_error(path + ": cannot read file");
-  return assemble(text.str(), path);
+  return assemble(asm_lexer::read_source(path), path);
 }
 
 }  // namespace flynn::simt

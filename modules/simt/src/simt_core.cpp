@@ -289,29 +289,8 @@ std::uint32_t bits(float f) {
   std::memcpy(&x, &f, 4);
   return x;
 }
-bool compare(simt::cmp c, simt::type t, std::uint32_t a, std::uint32_t b) {
-  if (t == simt::type::f32) {
-    const float x = f32(a), y = f32(b);
-    switch (c) {
-      case simt::cmp::eq: return x == y;
-      case simt::cmp::ne: return x != y;
-      case simt::cmp::lt: return x < y;
-      case simt::cmp::le: return x <= y;
-      case simt::cmp::gt: return x > y;
-      case simt::cmp::ge: return x >= y;
-    }
-  }
-  if (t == simt::type::u32) {
-    switch (c) {
-      case simt::cmp::eq: return a == b;
-      case simt::cmp::ne: return a != b;
-      case simt::cmp::lt: return a < b;
-      case simt::cmp::le: return a <= b;
-      case simt::cmp::gt: return a > b;
-      case simt::cmp::ge: return a >= b;
-    }
-  }
-  const auto x = static_cast<std::int32_t>(a), y = static_cast<std::int32_t>(b);
+template <class T>
+bool compare_as(simt::cmp c, T x, T y) {
   switch (c) {
     case simt::cmp::eq: return x == y;
     case simt::cmp::ne: return x != y;
@@ -321,6 +300,11 @@ bool compare(simt::cmp c, simt::type t, std::uint32_t a, std::uint32_t b) {
     case simt::cmp::ge: return x >= y;
   }
   return false;
+}
+bool compare(simt::cmp c, simt::type t, std::uint32_t a, std::uint32_t b) {
+  if (t == simt::type::f32) return compare_as(c, f32(a), f32(b));  // IEEE: NaN compares false but ne
+  if (t == simt::type::u32) return compare_as(c, a, b);
+  return compare_as(c, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b));
 }
 }  // namespace
 
