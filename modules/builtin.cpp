@@ -1,7 +1,10 @@
 #include "flynn/common/registry.h"
+#include "flynn/gmma/gmma_unit.h"
 #include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/simt/simt_core.h"
+#include "flynn/tensor/tensor_core.h"
+#include "flynn/tma/tma_loader.h"
 #include "flynn/traffic/traffic_generator.h"
 #include "flynn/vector/scalar_unit.h"
 #include "flynn/vector/vector_unit.h"
@@ -22,7 +25,13 @@ void register_builtin_modules(module_registry& r) {
   r.add<mma_engine>("mma_engine",
                     "warpgroup MMA operand delivery with the sharing scope as a parameter (8-thread group, warp, warpgroup)");
   r.add<simt_core>("simt_core",
-                   "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit");
+                   "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit, async units");
+  r.add<tensor_core>("tensor_core", "tensor core: D = A x B + C datapath in steps, fed over TLM (target socket port)");
+  r.add<gmma_unit>("gmma_unit",
+                   "GMMA state machine: runs a warpgroup's wgmma (start barrier, A per warp, B multicast, write-back)");
+  r.add_link<gmma_if>("gmma");
+  r.add<tma_loader>("tma_loader", "TMA-style bulk tensor loader: global to shared copies driven by tensor descriptors");
+  r.add_link<tma_if>("tma");
 }
 
 }  // namespace flynn

@@ -114,9 +114,9 @@ bool valid_label_name(const std::string& s) {
 }
 
 bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n) {
-  if (s.size() < 2 || s.size() > 3) return false;
+  if (s.size() < 2 || s.size() > 4) return false;
   if (std::tolower(static_cast<unsigned char>(s[0])) != prefix) return false;
-  if (s.size() == 3 && s[1] == '0') return false;
+  if (s.size() > 2 && s[1] == '0') return false;
   unsigned v = 0;
   for (std::size_t i = 1; i < s.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;

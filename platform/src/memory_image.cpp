@@ -6,6 +6,7 @@
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/platform.h"
+#include "flynn/tensor/numeric.h"
 
 using nlohmann::json;
 
@@ -32,7 +33,7 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     throw input_error(sd.origin_of(p), p, expected, found);
   };
   static const std::vector<std::string> keys = {"symbol", "address", "values", "floats", "doubles", "iota", "start",
-                                                "step", "fill", "value", "random", "random_floats", "random_doubles",
+                                                "step", "fill", "value", "random", "random_floats", "random_doubles", "random_bf16", "random_f16",
                                                 "seed", "min", "max"};
   if (!e.is_object()) fail(path, "an object with \"symbol\" or \"address\"", json_kind(e));
   for (auto it = e.begin(); it != e.end(); ++it)
@@ -104,8 +105,25 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     const std::uint64_t n = count(e.contains("random_floats") ? "random_floats" : "random_doubles");
     std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
     for (std::uint64_t i = 0; i < n; ++i) w.push_back(float_bits(double(rng() >> 11) / double(1ull << 53), elem_bytes));
+  } else if (init && (e.contains("random_bf16") || e.contains("random_f16"))) {
+    // 16-bit floats uniform in [-1, 1), packed two per 4-byte element (first in the low half).
+    const bool bf = e.contains("random_bf16");
+    const std::uint64_t n = count(bf ? "random_bf16" : "random_f16");
+    if (elem_bytes != 4 || n % 2)
+      fail(path + (bf ? ".random_bf16" : ".random_f16"), "an even count of 16-bit values in 4-byte elements",
+           std::to_string(n));
+    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
+    const element_type ty = bf ? element_type::bf16 : element_type::f16;
+    for (std::uint64_t i = 0; i < n; i += 2) {
+      std::uint64_t pair = 0;
+      for (unsigned h = 0; h < 2; ++h) {
+        const float x = static_cast<float>(double(rng() >> 40) / double(1ull << 23) - 1.0);  // exact in fp32
+        pair |= std::uint64_t(from_f32(ty, x)) << (16 * h);
+      }
+      w.push_back(pair);
+    }
   } else {
-    fail(path, init ? "one of values, floats, iota, fill, random, random_floats" : "one of values, floats, iota, fill",
+    fail(path, init ? "one of values, floats, iota, fill, random, random_floats, random_bf16, random_f16" : "one of values, floats, iota, fill",
          "none of them");
   }
   return img;

@@ -196,7 +196,7 @@ void platform::bind_all() {
   for (auto* m : modules_)
     for (const auto& s : socket_names(*m, links_types_)) {
       const std::string ref = std::string(m->basename()) + "." + s;
-      if (!bound.count(ref))
+      if (!bound.count(ref) && !m->optional_socket(s))
         throw input_error(sd_.origin_of("bindings"), "bindings",
                           "a binding for every socket", "socket '" + ref + "' left unbound");
     }

@@ -33,7 +33,7 @@ using asm_lexer::token;
 using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
-enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none };
+enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, wgmma, count };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -60,6 +60,8 @@ const op_info op_table[] = {
     {"st", op::st, form::st},         {"bra", op::bra, form::bra},
     {"bar", op::bar, form::none},     {"exit", op::exit, form::none},
     {"nop", op::nop, form::none},
+    {"mbarrier", op::mbar_init, form::mbar}, {"tma", op::tma_load, form::tma},
+    {"wgmma", op::wgmma, form::wgmma},
 };
 
 const op_info* find_op(const std::string& base) {
@@ -101,6 +103,11 @@ const char* usage(form f) {
     case form::st: return "[ra+imm], rb";
     case form::bra: return "label";
     case form::none: return "";
+    case form::mbar: return "[ra+imm], rb|imm";
+    case form::mbar1: return "[ra+imm]";
+    case form::tma: return "[ra+imm], MAP, [rb], rc";
+    case form::wgmma: return "rd, ra, rb, scale-d (0 or 1)";
+    case form::count: return "N";
   }
   return "";
 }
@@ -108,7 +115,9 @@ const char* usage(form f) {
 unsigned operand_count(form f) {
   switch (f) {
     case form::none: return 0;
-    case form::bra: return 1;
+    case form::bra: case form::mbar1: case form::count: return 1;
+    case form::mbar: return 2;
+    case form::tma: case form::wgmma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
     case form::alu: case form::falu: case form::setp: return 3;
     case form::r4: case form::selp: return 4;
@@ -119,7 +128,7 @@ unsigned operand_count(form f) {
 // "r5" -> 5 (prefix 'r', below `limit`). Case-insensitive; no leading zeros.
 bool is_register_name(const std::string& s) {
   std::uint8_t n = 0;
-  return register_number(s, 'r', 64, n) || register_number(s, 'p', 8, n);
+  return register_number(s, 'r', num_registers, n) || register_number(s, 'p', 8, n);
 }
 
 struct special_name {
@@ -328,10 +337,10 @@ class assembler {
 
   std::uint8_t reg(const operand& o) const {
     std::uint8_t n = 0;
-    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) return n;
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', num_registers, n)) return n;
     if (o.toks.size() == 1 && o.toks[0].s[0] == '%')
-      fail(o.col, "a general register r0..r63 (special registers are read with mov)", o.found());
-    fail(o.col, "a general register r0..r63", o.found());
+      fail(o.col, "a general register r0..r255 (special registers are read with mov)", o.found());
+    fail(o.col, "a general register r0..r255", o.found());
   }
 
   std::uint8_t pred(const operand& o) const {
@@ -343,11 +352,11 @@ class assembler {
   // Second source: rb or an immediate (sets b_imm).
   void source2(const operand& o, instr& in) const {
     std::uint8_t n = 0;
-    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) {
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', num_registers, n)) {
       in.rb = n;
       return;
     }
-    const std::string expected = "a general register r0..r63 or an immediate";
+    const std::string expected = "a general register r0..r255 or an immediate";
     switch (parse_imm(o, true, in.imm)) {
       case num::ok: in.b_imm = true; return;
       case num::bad: fail(o.col, imm_desc, o.found());
@@ -360,7 +369,7 @@ class assembler {
 
   void mov_source(const operand& o, instr& in) const {
     const std::string expected =
-        std::string("a general register r0..r63, a special register (") + special_list +
+        std::string("a general register r0..r255, a special register (") + special_list +
         ") or an immediate";
     if (o.toks.size() == 1 && o.toks[0].s[0] == '%') {
       const std::string s = lower(o.toks[0].s);
@@ -378,7 +387,7 @@ class assembler {
            o.found());
     }
     std::uint8_t n = 0;
-    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', 64, n)) {
+    if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', num_registers, n)) {
       in.ra = n;
       return;
     }
@@ -399,8 +408,8 @@ class assembler {
     };
     if (!is(0, "[") || t.size() < 2) fail(o.col, expected, o.found());
     std::uint8_t n = 0;
-    if (!register_number(t[1].s, 'r', 64, n))
-      fail(t[1].col, "a general register r0..r63", quoted(t[1].s));
+    if (!register_number(t[1].s, 'r', num_registers, n))
+      fail(t[1].col, "a general register r0..r255", quoted(t[1].s));
     in.ra = n;
     in.imm = 0;
     if (is(2, "]") && t.size() == 3) return;
@@ -418,9 +427,9 @@ class assembler {
   // The first register of a 64- or 128-bit access must start an aligned group.
   void check_group(const operand& o, std::uint8_t r, std::uint8_t width) const {
     if (width == 8 && r % 2 != 0)
-      fail(o.col, "an even register r0, r2, .., r62 (a 64-bit access uses rN, rN+1)", o.found());
+      fail(o.col, "an even register r0, r2, .., r254 (a 64-bit access uses rN, rN+1)", o.found());
     if (width == 16 && r % 4 != 0)
-      fail(o.col, "a register that is a multiple of 4: r0, r4, .., r60 (a 128-bit access uses rN..rN+3)",
+      fail(o.col, "a register that is a multiple of 4: r0, r4, .., r252 (a 128-bit access uses rN..rN+3)",
            o.found());
   }
 
@@ -475,8 +484,56 @@ class assembler {
     const std::string rest = head.s.substr(base.size());
     std::string display = info->name;  // the mnemonic shown in usage messages
 
-    const form f = info->f;
-    if (f == form::setp) {
+    form f = info->f;
+    if (base == "mbarrier") {
+      if (name == "mbarrier.init") in.code = op::mbar_init;
+      else if (name == "mbarrier.arrive") in.code = op::mbar_arrive, f = form::mbar1;
+      else if (name == "mbarrier.arrive.expect_tx") in.code = op::mbar_arrive_tx;
+      else if (name == "mbarrier.wait") in.code = op::mbar_wait;
+      else fail(parts.empty() ? head.col : parts[0].col,
+                "mbarrier.init, mbarrier.arrive, mbarrier.arrive.expect_tx or mbarrier.wait",
+                quoted(parts.empty() ? head.s : rest));
+      display = mnemonic(in.code);
+    } else if (base == "tma") {
+      if (name != "tma.load") fail(parts.empty() ? head.col : parts[0].col, "tma.load", quoted(parts.empty() ? head.s : rest));
+      display = "tma.load";
+    } else if (base == "wgmma") {
+      if (name == "wgmma.commit_group") {
+        in.code = op::wgmma_commit;
+        f = form::none;
+        display = "wgmma.commit_group";
+      } else if (name == "wgmma.wait_group") {
+        in.code = op::wgmma_wait;
+        f = form::count;
+        display = "wgmma.wait_group";
+      } else {
+        display = "wgmma.m64nNk16.f32.TYPE[.rs]";
+        const std::string shape = "a shape .m64nNk16 (N = 8 .. 256 in steps of 8)";
+        if (parts.empty()) fail(head.col, "wgmma.m64nNk16.f32.bf16|f16[.rs], wgmma.commit_group or wgmma.wait_group", quoted(head.s));
+        const std::string& sh = parts[0].s;
+        unsigned nn = 0;
+        bool ok = sh.size() > 7 && sh.compare(0, 4, "m64n") == 0 && sh.compare(sh.size() - 3, 3, "k16") == 0;
+        if (ok) {
+          const std::string digits = sh.substr(4, sh.size() - 7);
+          ok = !digits.empty() && digits.size() <= 3 && digits[0] != '0' &&
+               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+          if (ok) nn = static_cast<unsigned>(std::stoul(digits));
+          ok = ok && nn >= 8 && nn <= 256 && nn % 8 == 0;
+        }
+        if (!ok) fail(parts[0].col, shape, quoted(parts[0].orig));
+        in.mma_n = static_cast<std::uint16_t>(nn);
+        if (parts.size() < 2 || parts[1].s != "f32")
+          fail(parts.size() < 2 ? head.col : parts[1].col, "the accumulator type .f32", quoted(parts.size() < 2 ? head.s : parts[1].orig));
+        if (parts.size() < 3 || (parts[2].s != "bf16" && parts[2].s != "f16"))
+          fail(parts.size() < 3 ? head.col : parts[2].col, "an input type .bf16 or .f16", quoted(parts.size() < 3 ? head.s : parts[2].orig));
+        in.mma_bf16 = parts[2].s == "bf16";
+        if (parts.size() > 3) {
+          if (parts[3].s != "rs") fail(parts[3].col, ".rs (A from registers) or the end of the mnemonic", quoted(parts[3].orig));
+          in.mma_a_regs = true;
+        }
+        if (parts.size() > 4) fail(parts[4].col, "end of the mnemonic (" + display + ")", quoted(parts[4].orig));
+      }
+    } else if (f == form::setp) {
       display = "setp.CMP.TYPE";
       const std::string whole =
           "a comparison and type suffix (setp.CMP.TYPE: CMP eq, ne, lt, le, gt or ge; TYPE s32, u32 or f32)";
@@ -601,6 +658,59 @@ class assembler {
         break;
       case form::none:
         break;
+      case form::mbar: {
+        memory(ops[0], in);
+        const std::int64_t offset = in.imm;
+        source2(ops[1], in);
+        if (in.b_imm) in.imm_b = static_cast<std::uint32_t>(in.imm);
+        in.imm = offset;
+        break;
+      }
+      case form::mbar1:
+        memory(ops[0], in);
+        break;
+      case form::count: {
+        std::uint64_t m = 0;
+        const auto& t = ops[0].toks;
+        if (t.size() != 1 || t[0].kind != token::number || !parse_magnitude(t[0].s, m) || m > 7)
+          fail(ops[0].col, "a group count 0..7", ops[0].found());
+        in.imm = static_cast<std::int64_t>(m);
+        break;
+      }
+      case form::tma: {
+        memory(ops[0], in);
+        std::uint64_t m = 0;
+        const auto& t = ops[1].toks;
+        if (t.size() != 1 || t[0].kind != token::number || !parse_magnitude(t[0].s, m) || m > 255)
+          fail(ops[1].col, "a tensor map index 0..255", ops[1].found());
+        in.rd = static_cast<std::uint8_t>(m);
+        const auto& b = ops[2].toks;
+        std::uint8_t n = 0;
+        if (b.size() != 3 || b[0].s != "[" || !register_number(b[1].s, 'r', num_registers, n) || b[2].s != "]")
+          fail(ops[2].col, "a barrier operand [rN]", ops[2].found());
+        in.rb = n;
+        in.rc = reg(ops[3]);
+        if (in.rc + 4u >= num_registers)
+          fail(ops[3].col, "a first coordinate register r0..r251 (up to 5 coordinates rc..rc+4)", ops[3].found());
+        break;
+      }
+      case form::wgmma: {
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        in.rb = reg(ops[2]);
+        if (in.rd + in.mma_n / 2 > num_registers)
+          fail(ops[0].col, "accumulators rd .. rd+" + std::to_string(in.mma_n / 2 - 1) + " within r255", ops[0].found());
+        if (in.mma_a_regs ? in.ra % 4 : in.ra % 2)
+          fail(ops[1].col, in.mma_a_regs ? "a multiple-of-4 register (the A fragment is ra .. ra+3)"
+                                         : "an even register (the A descriptor is ra:ra+1)", ops[1].found());
+        if (in.rb % 2) fail(ops[2].col, "an even register (the B descriptor is rb:rb+1)", ops[2].found());
+        std::uint64_t m = 0;
+        const auto& t = ops[3].toks;
+        if (t.size() != 1 || t[0].kind != token::number || !parse_magnitude(t[0].s, m) || m > 1)
+          fail(ops[3].col, "scale-d 0 (D = A x B) or 1 (D = A x B + D)", ops[3].found());
+        in.imm = static_cast<std::int64_t>(m);
+        break;
+      }
     }
     k_.code.push_back(std::move(in));
   }

@@ -7,10 +7,13 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 
 #include "flynn/common/format.h"
+#include "flynn/gmma/wgmma.h"
+#include "flynn/tensor/numeric.h"
 
 namespace flynn::simt {
 
@@ -112,7 +115,7 @@ std::string warp_list(const std::set<unsigned>& warps) {
 // Why `in` is not a well-formed instruction (empty when it is).
 std::string malformed(const instr& in, std::size_t code_size) {
   if (in.code >= op::count_) return "unknown opcode";
-  if (in.rd > 63 || in.ra > 63 || in.rb > 63 || in.rc > 63) return "register number above 63";
+  if (highest_register(in) >= static_cast<int>(num_registers)) return "register group beyond r255";
   if (in.guard != no_pred && in.guard > 7) return "guard predicate above p7";
   if (in.code == op::setp && in.rd > 7) return "destination predicate above p7";
   if (in.code == op::selp && in.rc > 7) return "selected predicate above p7";
@@ -123,16 +126,19 @@ std::string malformed(const instr& in, std::size_t code_size) {
     if (in.width != 4 && in.width != 8 && in.width != 16) return "access width not 4, 8 or 16 bytes";
     if (in.sp > space::shared) return "unknown memory space";
     const unsigned r = in.code == op::ld ? in.rd : in.rb;
-    if (r + in.width / 4u - 1 > 63) return "register group beyond r63";
+    if (r + in.width / 4u - 1 >= num_registers) return "register group beyond r255";
   }
   if (in.code == op::bra && in.target > code_size) return "branch target beyond the kernel";
   return {};
 }
 
-enum class state : std::uint8_t { running, waiting, exited };
+enum class state : std::uint8_t { running, waiting, blocked, exited };
 
 struct thread {
-  std::array<std::uint32_t, 64> r{};
+  std::array<std::uint32_t, num_registers> r{};
+  unsigned wgmma_issued = 0;              // wgmma instructions issued so far
+  std::vector<unsigned> wgmma_open;       // ordinals issued, not yet committed
+  std::deque<std::vector<unsigned>> wgmma_groups;  // committed, oldest first
   std::array<bool, 8> p{};
   std::uint32_t pc = 0;
   std::uint32_t bar_pc = 0;  // the bar.sync it waits at
@@ -168,18 +174,34 @@ class machine {
     shared_ = &shared;
     block_ = b;
     std::vector<thread> threads(l_.block);
+    threads_ = &threads;
+    bars_.clear();
+    mma_.clear();
     for (;;) {
+      bool progress = false;
       for (unsigned t = 0; t < l_.block; ++t) {
-        if (threads[t].st != state::running) continue;
-        if (!run_thread(t, threads[t])) return;
+        thread& th = threads[t];
+        if (th.st != state::running && th.st != state::blocked) continue;
+        th.st = state::running;
+        const std::uint64_t before = res_.thread_instructions;
+        if (!run_thread(t, th)) return;
+        progress = progress || res_.thread_instructions != before;
       }
+      if (progress) continue;
       std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
       std::set<unsigned> exited;
+      std::string blocked;
       for (unsigned t = 0; t < l_.block; ++t) {
-        if (threads[t].st == state::waiting) waiting[threads[t].bar_pc].insert(t / l_.warp_size);
-        else exited.insert(t / l_.warp_size);
+        const thread& th = threads[t];
+        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / l_.warp_size);
+        else if (th.st == state::exited) exited.insert(t / l_.warp_size);
+        else if (blocked.empty()) blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]);
       }
-      if (waiting.empty()) return;  // every thread exited: the block is done
+      if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
+      if (!blocked.empty()) {
+        failed("block " + std::to_string(b) + ": deadlock: " + blocked + " for a phase or wgmma that never completes");
+        return;
+      }
       if (!exited.empty()) {
         std::string f = "block " + std::to_string(b) + ": barrier deadlock: ";
         bool first = true;
@@ -207,7 +229,7 @@ class machine {
         if (res_.thread_instructions >= c_.max_instructions)
           throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) +
                      " instructions"};
-        step(t, th);
+        if (!step(t, th)) break;  // blocked: not executed
         ++res_.thread_instructions;
       }
     } catch (const stop& s) {
@@ -249,13 +271,14 @@ class machine {
     return 0;
   }
 
-  // Executes the instruction at th.pc and advances th.pc.
-  void step(unsigned t, thread& th) {
+  // Executes the instruction at th.pc and advances th.pc; false (nothing done, the thread
+  // blocked) when it waits on an mbarrier phase or wgmma group that has not completed.
+  bool step(unsigned t, thread& th) {
     const instr& in = k_.code[th.pc];
     std::uint32_t next = th.pc + 1;
     if (in.guard != no_pred && th.p[in.guard] == in.guard_neg) {
       th.pc = next;  // guarded off: no effect
-      return;
+      return true;
     }
     auto& r = th.r;
     const std::uint32_t a = r[in.ra];
@@ -331,9 +354,211 @@ class machine {
         break;
       case op::exit: th.st = state::exited; break;
       case op::nop: break;
+      case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
+      case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
+        if (!async(t, th, in)) {
+          th.st = state::blocked;
+          return false;
+        }
+        break;
       case op::count_: throw stop{"invalid instruction"};
     }
     th.pc = next;
+    return true;
+  }
+
+  // ---- mbarriers, tma.load and wgmma ----------------------------------------------------
+
+  struct mbarrier {
+    std::uint32_t count = 1, pending = 1;
+    std::int64_t bytes = 0;  // expected minus completed
+    unsigned phase = 0;
+    void maybe_flip() {
+      if (pending == 0 && bytes == 0) {
+        ++phase;
+        pending = count;
+      }
+    }
+  };
+
+  mbarrier& bar_at(std::uint32_t addr) {
+    if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
+      throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                 std::to_string(l_.shared_bytes)};
+    auto it = bars_.find(addr);
+    if (it == bars_.end()) throw stop{"no mbarrier initialised at shared address " + hex(addr)};
+    return it->second;
+  }
+
+  bool async(unsigned t, thread& th, const instr& in) {
+    auto& r = th.r;
+    const std::uint32_t addr = r[in.ra] + static_cast<std::uint32_t>(in.imm);
+    const std::uint32_t b = in.b_imm ? in.imm_b : r[in.rb];
+    switch (in.code) {
+      case op::mbar_init: {
+        if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
+          throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                     std::to_string(l_.shared_bytes)};
+        if (b == 0 || b > (1u << 20)) throw stop{"mbarrier.init count " + std::to_string(b) + ": expected 1 .. 1048576"};
+        mbarrier m;
+        m.count = m.pending = b;
+        bars_[addr] = m;
+        return true;
+      }
+      case op::mbar_arrive:
+      case op::mbar_arrive_tx: {
+        mbarrier& m = bar_at(addr);
+        if (in.code == op::mbar_arrive_tx) m.bytes += b;
+        --m.pending;
+        m.maybe_flip();
+        return true;
+      }
+      case op::mbar_wait: return (bar_at(addr).phase & 1u) != (b & 1u);
+      case op::tma_load: {
+        tma_copy(th, in);
+        return true;
+      }
+      case op::wgmma: {
+        const unsigned group = t / 128, ordinal = th.wgmma_issued++;
+        auto& g = mma_[group];
+        if (g.size() <= ordinal) g.resize(ordinal + 1);
+        const instr& w = k_.code[th.pc];
+        arrival x{t, th.pc, std::uint64_t(r[w.ra + 1]) << 32 | r[w.ra], std::uint64_t(r[w.rb + 1]) << 32 | r[w.rb], {}};
+        for (unsigned i = 0; i < 4 && w.mma_a_regs; ++i) x.a_frag[i] = r[w.ra + i];
+        g[ordinal].push_back(x);  // operands are read at issue
+        th.wgmma_open.push_back(ordinal);
+        if (g[ordinal].size() == 128) compute_wgmma(group, ordinal);
+        return true;
+      }
+      case op::wgmma_commit:
+        th.wgmma_groups.push_back(std::move(th.wgmma_open));
+        th.wgmma_open.clear();
+        return true;
+      case op::wgmma_wait: {
+        const auto keep = static_cast<std::size_t>(in.imm);
+        const auto& g = mma_[t / 128];
+        for (std::size_t k = 0; k + keep < th.wgmma_groups.size(); ++k)
+          for (unsigned ord : th.wgmma_groups[k])
+            if (g[ord].size() < 128) return false;  // its warpgroup has not all issued it
+        while (th.wgmma_groups.size() > keep) th.wgmma_groups.pop_front();
+        return true;
+      }
+      default: return true;
+    }
+  }
+
+  // The copy's box, element by element: out-of-bounds elements are zero; rows land at
+  // their swizzled offsets. Then the bytes complete on the barrier.
+  void tma_copy(thread& th, const instr& in) {
+    const tensor_descriptor& d = l_.tensor_maps.at(in.rd);
+    const std::uint32_t dst = th.r[in.ra] + static_cast<std::uint32_t>(in.imm);
+    if (const std::string e = d.validate(); !e.empty()) throw stop{"tma.load: invalid tensor descriptor: " + e};
+    if (d.swizzle != swizzle_mode::none && dst % 1024)
+      throw stop{"tma.load: shared address " + hex(dst) + ": expected 1024-byte alignment for a swizzled layout"};
+    if (dst % 16) throw stop{"tma.load: shared address " + hex(dst) + ": expected 16-byte alignment"};
+    if (std::uint64_t(dst) + d.box_bytes() > l_.shared_bytes)
+      throw stop{"tma.load destination " + hex(dst) + " + " + std::to_string(d.box_bytes()) +
+                 " bytes: outside the block's " + std::to_string(l_.shared_bytes) + " bytes of shared memory"};
+    mbarrier& m = bar_at(th.r[in.rb]);
+    std::uint64_t rows = 1;
+    for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
+    const std::uint64_t row_bytes = std::uint64_t(d.box[0]) * d.elem_bytes;
+    for (std::uint64_t row = 0; row < rows; ++row) {
+      std::uint64_t rem = row, gaddr = d.global_base;
+      bool inside = true;
+      for (unsigned k = 1; k < d.rank; ++k) {
+        const std::int64_t x = static_cast<std::int32_t>(th.r[in.rc + k]) + static_cast<std::int64_t>(rem % d.box[k]);
+        rem /= d.box[k];
+        if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
+        else gaddr += static_cast<std::uint64_t>(x) * d.strides[k];
+      }
+      for (std::uint32_t e = 0; e < d.box[0]; ++e) {
+        const std::int64_t x = static_cast<std::int32_t>(th.r[in.rc]) + static_cast<std::int64_t>(e);
+        const bool in_bounds = inside && x >= 0 && static_cast<std::uint64_t>(x) < d.dims[0];
+        for (unsigned byte = 0; byte < d.elem_bytes; ++byte) {
+          const std::uint64_t off = row * row_bytes + std::uint64_t(e) * d.elem_bytes + byte;
+          const std::uint64_t src = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
+          if (in_bounds && src >= global_.size()) throw stop{"tma.load: global address " + hex(src) + " out of range"};
+          (*shared_)[dst + swizzle_offset(off, d.swizzle)] = in_bounds ? global_[src] : 0;
+        }
+      }
+    }
+    m.bytes -= static_cast<std::int64_t>(d.box_bytes());
+    m.maybe_flip();
+  }
+
+  std::uint16_t smem16(std::uint64_t addr) const {
+    if (addr + 2 > shared_->size()) throw stop{"wgmma operand at shared address " + hex(addr) + " out of range"};
+    return static_cast<std::uint16_t>((*shared_)[addr] | ((*shared_)[addr + 1] << 8));
+  }
+
+  // D = A x B (+ D) for the warpgroup's 128 threads, with the reference arithmetic.
+  void compute_wgmma(unsigned group, unsigned ordinal) {
+    std::vector<thread>& ths = *threads_;
+    const unsigned t0 = group * 128;
+    std::vector<std::uint32_t> pc(128);
+    std::vector<const arrival*> at(128);
+    for (const arrival& x : mma_[group][ordinal]) {
+      pc[x.thread - t0] = x.pc;
+      at[x.thread - t0] = &x;
+    }
+    const instr* first = nullptr;
+    for (unsigned t = t0; t < t0 + 128; ++t) {
+      const instr& in = k_.code[pc[t - t0]];
+      if (!first) first = &in;
+      if (in.mma_n != first->mma_n || in.mma_bf16 != first->mma_bf16 || in.mma_a_regs != first->mma_a_regs ||
+          in.imm != first->imm)
+        throw stop{"the warps of the warpgroup issued different wgmma instructions"};
+    }
+    const unsigned n = first->mma_n;
+    const element_type ty = first->mma_bf16 ? element_type::bf16 : element_type::f16;
+    auto desc = [&](std::uint64_t bits, const char* which) {
+      matrix_descriptor d;
+      std::string e = matrix_descriptor::decode(bits, d);
+      if (e.empty()) e = d.validate();
+      if (!e.empty()) throw stop{std::string(which) + " descriptor " + hex(bits) + ": " + e};
+      return d;
+    };
+    std::vector<std::uint16_t> a(64 * 16), b(std::size_t(16) * n);
+    std::vector<float> c(std::size_t(64) * n, 0.0f), d;
+    for (unsigned w = 0; w < 4; ++w) {
+      const unsigned tw = t0 + 32 * w;
+      const instr& in = k_.code[pc[tw - t0]];
+      if (in.mma_a_regs) {
+        for (unsigned l = 0; l < 32; ++l)
+          for (unsigned i = 0; i < 4; ++i) {
+            unsigned row = 0, col = 0;
+            wgmma_a_position(l, i, row, col);
+            const std::uint32_t v = at[32 * w + l]->a_frag[i];
+            a[(16 * w + row) * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
+            a[(16 * w + row) * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
+          }
+      } else {
+        const matrix_descriptor ad = desc(at[32 * w]->a_desc, "A");
+        for (unsigned row = 0; row < 16; ++row)
+          for (unsigned k = 0; k < 16; ++k) a[(16 * w + row) * 16 + k] = smem16(wgmma_operand_address(ad, 16 * w + row, k));
+      }
+      if (in.imm)
+        for (unsigned l = 0; l < 32; ++l)
+          for (unsigned i = 0; i < n / 2; ++i) {
+            unsigned row = 0, col = 0;
+            wgmma_d_position(l, i, row, col);
+            std::memcpy(&c[std::size_t(16 * w + row) * n + col], &ths[tw + l].r[in.rd + i], 4);
+          }
+    }
+    const matrix_descriptor bd = desc(at[0]->b_desc, "B");
+    for (unsigned j = 0; j < n; ++j)
+      for (unsigned k = 0; k < 16; ++k) b[std::size_t(k) * n + j] = smem16(wgmma_operand_address(bd, j, k));
+    reference_gemm(ty, 64, n, 16, a, b, c, d);
+    for (unsigned w = 0; w < 4; ++w)
+      for (unsigned l = 0; l < 32; ++l) {
+        const unsigned acc = k_.code[pc[32 * w + l]].rd;
+        for (unsigned i = 0; i < n / 2; ++i) {
+          unsigned row = 0, col = 0;
+          wgmma_d_position(l, i, row, col);
+          std::memcpy(&ths[t0 + 32 * w + l].r[acc + i], &d[std::size_t(16 * w + row) * n + col], 4);
+        }
+      }
   }
 
   const kernel& k_;
@@ -343,6 +568,15 @@ class machine {
   interp_result res_;
   std::vector<unsigned char>* shared_ = nullptr;
   unsigned block_ = 0;
+  std::vector<thread>* threads_ = nullptr;
+  std::map<std::uint32_t, mbarrier> bars_;                       // by shared address
+  struct arrival {
+    unsigned thread;
+    std::uint32_t pc;                      // of its wgmma
+    std::uint64_t a_desc, b_desc;          // as read at issue
+    std::array<std::uint32_t, 4> a_frag;   // .rs: the A fragment as read at issue
+  };
+  std::map<unsigned, std::vector<std::vector<arrival>>> mma_;  // warpgroup -> ordinal -> threads
 };
 
 }  // namespace

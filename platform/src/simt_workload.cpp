@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "flynn/memory/banked_memory.h"
+#include "flynn/common/format.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
 #include "flynn/platform/platform.h"
@@ -30,6 +31,55 @@ class simt_workload final : public workload {
   memory_image image(const json& e, const std::string& path, bool init) const {
     return parse_image(e, path, sd_, 4, init, [](const std::string&, std::uint64_t&) { return false; }, {});
   }
+  // {"global": ADDR, "element_bytes": 2, "dims": [d0, ..], "strides": [s1, ..] (bytes, one per
+  //  dimension after the first), "box": [b0, ..], "swizzle": "none" | "32B" | "64B" | "128B"}
+  tensor_descriptor tensor_map(const json& e, const std::string& path) const {
+    static const std::vector<std::string> keys = {"global", "element_bytes", "dims", "strides", "box", "swizzle"};
+    if (!e.is_object()) fail(path, "a tensor descriptor object", json_kind(e));
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+        const std::string hint = did_you_mean(it.key(), keys);
+        fail(path + "." + it.key(), "a tensor descriptor key (global, element_bytes, dims, strides, box, swizzle)" +
+                                        (hint.empty() ? "" : "; " + hint),
+             "unknown key '" + it.key() + "'");
+      }
+    tensor_descriptor d;
+    auto number = [&](const json& v, const std::string& at) {
+      if (!v.is_number_unsigned()) fail(at, "a non-negative integer", json_kind(v));
+      return v.get<std::uint64_t>();
+    };
+    if (!e.contains("global")) fail(path + ".global", "the tensor's global byte address", "nothing (missing)");
+    d.global_base = number(e["global"], path + ".global");
+    d.elem_bytes = e.contains("element_bytes") ? static_cast<unsigned>(number(e["element_bytes"], path + ".element_bytes")) : 2;
+    if (!e.contains("dims") || !e["dims"].is_array() || e["dims"].empty() || e["dims"].size() > 5)
+      fail(path + ".dims", "an array of 1 to 5 dimensions (innermost first)", e.contains("dims") ? json_kind(e["dims"]) : "nothing (missing)");
+    d.rank = static_cast<unsigned>(e["dims"].size());
+    for (unsigned k = 0; k < d.rank; ++k) d.dims[k] = number(e["dims"][k], index_path(path + ".dims", k));
+    const json strides = e.contains("strides") ? e["strides"] : json::array();
+    if (!strides.is_array() || strides.size() != d.rank - 1)
+      fail(path + ".strides", std::to_string(d.rank - 1) + " byte strides (one per dimension after the first)", json_kind(strides));
+    for (unsigned k = 1; k < d.rank; ++k) d.strides[k] = number(strides[k - 1], index_path(path + ".strides", k - 1));
+    if (!e.contains("box") || !e["box"].is_array() || e["box"].size() != d.rank)
+      fail(path + ".box", std::to_string(d.rank) + " box dimensions", e.contains("box") ? json_kind(e["box"]) : "nothing (missing)");
+    for (unsigned k = 0; k < d.rank; ++k) {
+      const std::uint64_t b = number(e["box"][k], index_path(path + ".box", k));
+      if (b > 256) fail(index_path(path + ".box", k), "1 .. 256 elements", std::to_string(b));
+      d.box[k] = static_cast<std::uint32_t>(b);
+    }
+    if (e.contains("swizzle")) {
+      const std::string sw = e["swizzle"].is_string() ? e["swizzle"].get<std::string>() : "";
+      if (sw == "none") d.swizzle = swizzle_mode::none;
+      else if (sw == "32B") d.swizzle = swizzle_mode::b32;
+      else if (sw == "64B") d.swizzle = swizzle_mode::b64;
+      else if (sw == "128B") d.swizzle = swizzle_mode::b128;
+      else fail(path + ".swizzle", "\"none\", \"32B\", \"64B\" or \"128B\"", json_kind(e["swizzle"]));
+    }
+    if (const std::string why = d.validate(); !why.empty()) fail(path, "a valid tensor descriptor", why);
+    if (d.global_base + d.dims[d.rank - 1] * (d.rank > 1 ? d.strides[d.rank - 1] : d.elem_bytes) > mem_->parameters().size_bytes)
+      fail(path + ".global", "a tensor inside the global memory (" + std::to_string(mem_->parameters().size_bytes) + " bytes)",
+           hex(d.global_base));
+    return d;
+  }
   unsigned count(const json& spec, const char* key, unsigned def, unsigned max) const {
     if (!spec.contains(key)) return def;
     const json& v = spec[key];
@@ -49,11 +99,11 @@ class simt_workload final : public workload {
 
 simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& spec) : sd_(sd) {
   static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
-                                                "shared_bytes", "params", "init", "expect"};
+                                                "shared_bytes", "params", "init", "expect", "tensor_maps"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
       const std::string hint = did_you_mean(it.key(), keys);
-      fail("workload." + it.key(), "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect)" +
+      fail("workload." + it.key(), "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect, tensor_maps)" +
                                        (hint.empty() ? "" : "; " + hint),
            "unknown key '" + it.key() + "'");
     }
@@ -82,6 +132,11 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
         fail(index_path("workload.params", i), "a 32-bit integer", json_kind(ps[i]));
       launch_.params.push_back(static_cast<std::uint32_t>(ps[i].get<std::int64_t>()));
     }
+  }
+  if (spec.contains("tensor_maps")) {
+    const json& ms = spec["tensor_maps"];
+    if (!ms.is_array()) fail("workload.tensor_maps", "an array of tensor descriptors", json_kind(ms));
+    for (std::size_t i = 0; i < ms.size(); ++i) launch_.tensor_maps.push_back(tensor_map(ms[i], index_path("workload.tensor_maps", i)));
   }
   try {
     core_->load(kernel_, launch_);
@@ -114,6 +169,7 @@ void simt_workload::check(const platform&, run_result& r) const {
   l.block = launch_.block;
   l.params = launch_.params;
   l.shared_bytes = launch_.shared_bytes;
+  l.tensor_maps = launch_.tensor_maps;
   l.warp_size = core_->parameters().warp_size;
   simt::interp_config cfg;
   cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;

@@ -101,11 +101,14 @@ TEST_CASE("invalid matrix descriptors name the field") {
   d.stride_byte_offset = 64;
   d.swizzle = swizzle_mode::b128;
   d.start_address = 0x1480;
-  CHECK_THAT(d.validate(), Catch::Contains("1024-byte alignment"));
+  CHECK_THAT(d.validate(), Catch::Contains("1024-byte-aligned 128B swizzle pattern"));
   d.start_address = 0x1000;
   CHECK_THAT(d.validate(), Catch::Contains("multiple of the 128-byte swizzle row"));
   d.stride_byte_offset = 1024;
   CHECK(d.validate().empty());
+  d.start_address = 0x1060;  // a K slice 96 bytes into the pattern's first row
+  CHECK(d.validate().empty());
+  d.start_address = 0x1000;
   d.start_address = 1u << 20;
   CHECK_THAT(d.validate(), Catch::Contains("less than 256 KiB"));
 }

@@ -326,34 +326,34 @@ TEST_CASE("asm errors: operand count") {
   CHECK(asm_error("selp r1, r2, r3\n") == "t.s:1:1: expected 4 operands (selp rd, ra, rb|imm, pa), found 3");
   CHECK(asm_error("ffma r1, r2, r3\n") == "t.s:1:1: expected 4 operands (ffma rd, ra, rb, rc), found 3");
   CHECK(asm_error("bra\n") == "t.s:1:1: expected 1 operand (bra label), found 0");
-  CHECK(asm_error("add r1, , r2\n") == "t.s:1:9: expected a general register r0..r63, found ','");
-  CHECK(asm_error("add r1, r2,\n") == "t.s:1:12: expected a general register r0..r63 or an immediate, found end of line");
+  CHECK(asm_error("add r1, , r2\n") == "t.s:1:9: expected a general register r0..r255, found ','");
+  CHECK(asm_error("add r1, r2,\n") == "t.s:1:12: expected a general register r0..r255 or an immediate, found end of line");
 }
 
 TEST_CASE("asm errors: registers and predicates and special registers") {
-  CHECK(asm_error("mov r64, 1\n") == "t.s:1:5: expected a general register r0..r63, found 'r64'");
-  CHECK(asm_error("add r1, r01, r2\n") == "t.s:1:9: expected a general register r0..r63, found 'r01'");
+  CHECK(asm_error("mov r256, 1\n") == "t.s:1:5: expected a general register r0..r255, found 'r256'");
+  CHECK(asm_error("add r1, r01, r2\n") == "t.s:1:9: expected a general register r0..r255, found 'r01'");
   CHECK(asm_error("setp.eq.s32 r1, r2, r3\n") == "t.s:1:13: expected a predicate p0..p7, found 'r1'");
   CHECK(asm_error("selp r1, r2, r3, p8\n") == "t.s:1:18: expected a predicate p0..p7, found 'p8'");
   CHECK(asm_error("add r1, %tid, 1\n") ==
-        "t.s:1:9: expected a general register r0..r63 (special registers are read with mov), found '%tid'");
+        "t.s:1:9: expected a general register r0..r255 (special registers are read with mov), found '%tid'");
   CHECK(asm_error("add r1, r2, %tid\n") ==
-        "t.s:1:13: expected a general register r0..r63 or an immediate (special registers are read with mov), found '%tid'");
+        "t.s:1:13: expected a general register r0..r255 or an immediate (special registers are read with mov), found '%tid'");
   CHECK(asm_error("mov r1, %tidd\n") ==
         "t.s:1:9: expected a special register %tid, %ntid, %ctaid, %nctaid, %laneid or %warpid "
         "(did you mean '%tid'?), found '%tidd'");
   CHECK(asm_error("mov r1, x\n") ==
-        "t.s:1:9: expected a general register r0..r63, a special register (%tid, %ntid, %ctaid, "
+        "t.s:1:9: expected a general register r0..r255, a special register (%tid, %ntid, %ctaid, "
         "%nctaid, %laneid or %warpid) or an immediate, found 'x'");
   CHECK(asm_error("mov %tid, r1\n") ==
-        "t.s:1:5: expected a general register r0..r63 (special registers are read with mov), found '%tid'");
-  CHECK(asm_error("fadd r1, r2, 4\n") == "t.s:1:14: expected a general register r0..r63, found '4'");
+        "t.s:1:5: expected a general register r0..r255 (special registers are read with mov), found '%tid'");
+  CHECK(asm_error("fadd r1, r2, 4\n") == "t.s:1:14: expected a general register r0..r255, found '4'");
   CHECK(asm_error("ld.global.32 r1, r2\n") ==
         "t.s:1:18: expected a memory operand [rN+imm], [rN-imm] or [rN], found 'r2'");
-  CHECK(asm_error("ld.global.32 r1, [p2]\n") == "t.s:1:19: expected a general register r0..r63, found 'p2'");
+  CHECK(asm_error("ld.global.32 r1, [p2]\n") == "t.s:1:19: expected a general register r0..r255, found 'p2'");
   CHECK(asm_error("ld.global.32 r1, [r2*4]\n") ==
         "t.s:1:21: expected a memory operand [rN+imm], [rN-imm] or [rN], found '[r2*4]'");
-  CHECK(asm_error("st.global.32 [r1], 5\n") == "t.s:1:20: expected a general register r0..r63, found '5'");
+  CHECK(asm_error("st.global.32 [r1], 5\n") == "t.s:1:20: expected a general register r0..r255, found '5'");
   CHECK(asm_error("bra r1\n") == "t.s:1:5: expected a branch target (a label), found 'r1'");
 }
 
@@ -377,7 +377,7 @@ TEST_CASE("asm errors: immediates") {
   CHECK(asm_error("mov r1, 1e-46\n") == "t.s:1:9: expected " + imm + ", found '1e-46'");  // rounds to 0
   CHECK(asm_error("mov r1, 3.5e38\n") == "t.s:1:9: expected " + imm + ", found '3.5e38'");  // to infinity
   CHECK(asm_error("mov r1, .5\n") ==
-        "t.s:1:9: expected a general register r0..r63, a special register (%tid, %ntid, %ctaid, "
+        "t.s:1:9: expected a general register r0..r255, a special register (%tid, %ntid, %ctaid, "
         "%nctaid, %laneid or %warpid) or an immediate, found '.5'");
   // The extremes are accepted.
   CHECK(as("mov r1, 1e-45\n").code[0].imm == 1);
@@ -416,9 +416,9 @@ TEST_CASE("asm errors: suffixes") {
 
 TEST_CASE("asm errors: register groups of wide accesses") {
   CHECK(asm_error("ld.global.64 r5, [r0]\n") ==
-        "t.s:1:14: expected an even register r0, r2, .., r62 (a 64-bit access uses rN, rN+1), found 'r5'");
+        "t.s:1:14: expected an even register r0, r2, .., r254 (a 64-bit access uses rN, rN+1), found 'r5'");
   CHECK(asm_error("ld.shared.128 r6, [r0]\n") ==
-        "t.s:1:15: expected a register that is a multiple of 4: r0, r4, .., r60 (a 128-bit access uses "
+        "t.s:1:15: expected a register that is a multiple of 4: r0, r4, .., r252 (a 128-bit access uses "
         "rN..rN+3), found 'r6'");
   CHECK_THAT(asm_error("st.global.64 [r0], r63\n"), StartsWith("t.s:1:20: expected an even register") &&
                                                          Contains("found 'r63'"));
@@ -1002,16 +1002,17 @@ TEST_CASE("interp faults: ldparam out of range") {
 TEST_CASE("interp faults: malformed instructions and launches") {
   kernel k;
   instr in;
-  in.code = op::add;
-  in.rd = 64;
+  in.code = op::wgmma;
+  in.mma_n = 256;
+  in.rd = 200;
   in.line = 1;
-  in.text = "add r64, r0, r0";
+  in.text = "wgmma.m64n256k16.f32.bf16 r200, r0, r2, 1";
   k.code.push_back(in);
   std::vector<unsigned char> mem(16, 0);
   launch l;
   auto r = interpret(k, l, mem, {});
   CHECK_FALSE(r.ok);
-  CHECK(r.fault == "PC 0 (1: add r64, r0, r0): invalid instruction: register number above 63");
+  CHECK(r.fault == "PC 0 (1: wgmma.m64n256k16.f32.bf16 r200, r0, r2, 1): invalid instruction: register group beyond r255");
   CHECK(r.thread_instructions == 0);
 
   k.code[0] = instr();
@@ -1023,9 +1024,9 @@ TEST_CASE("interp faults: malformed instructions and launches") {
   k.code[0] = instr();
   k.code[0].code = op::ld;
   k.code[0].width = 8;
-  k.code[0].rd = 63;
+  k.code[0].rd = 255;
   r = interpret(k, l, mem, {});
-  CHECK_THAT(r.fault, Contains("invalid instruction: register group beyond r63"));
+  CHECK_THAT(r.fault, Contains("invalid instruction: register group beyond r255"));
 
   k.code[0] = instr();  // nop
   l.warp_size = 0;

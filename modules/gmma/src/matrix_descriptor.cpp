@@ -48,9 +48,12 @@ std::string matrix_descriptor::validate() const {
   // and its core-matrix rows must fit the swizzle span.
   if (swizzle != swizzle_mode::none) {
     const unsigned span = swizzle_span(swizzle);
-    if (base_offset == 0 && start_address % (span * 8) != 0)
-      return "start address " + hex(start_address) + ": expected " + std::to_string(span * 8) + "-byte alignment for the " +
-             to_string(swizzle) + " swizzle (or a base offset)";
+    // The swizzle XORs address bits, so an operand may start a K offset into the first row
+    // of a pattern (how successive K slices of one tile are addressed), but no further.
+    if (base_offset == 0 && start_address % (span * 8) >= span)
+      return "start address " + hex(start_address) + ": expected to lie in the first " + std::to_string(span) +
+             "-byte row of a " + std::to_string(span * 8) + "-byte-aligned " + to_string(swizzle) +
+             " swizzle pattern (or a base offset)";
     if (stride_byte_offset % span != 0)
       return "stride byte offset = " + std::to_string(stride_byte_offset) + ": expected a multiple of the " +
              std::to_string(span) + "-byte swizzle row";

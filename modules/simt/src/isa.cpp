@@ -1,9 +1,29 @@
 // Instruction classification and mnemonics of the SIMT kernel ISA (see isa.h).
 #include "flynn/simt/isa.h"
 
+#include <algorithm>
+
 namespace flynn::simt {
 
 bool is_memory(op o) { return o == op::ld || o == op::st; }
+
+bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }
+
+int highest_register(const instr& in) {
+  switch (in.code) {
+    case op::setp: return in.ra;  // rd is a predicate; rb may be an immediate
+    case op::bra: case op::bar: case op::exit: case op::nop: case op::wgmma_commit: case op::wgmma_wait: return -1;
+    case op::ld: return in.rd + in.width / 4 - 1 > in.ra ? in.rd + in.width / 4 - 1 : in.ra;
+    case op::st: return std::max<int>(in.ra, in.rb + in.width / 4 - 1);
+    case op::mbar_init: case op::mbar_arrive_tx: case op::mbar_wait: return in.b_imm ? in.ra : std::max(in.ra, in.rb);
+    case op::mbar_arrive: return in.ra;
+    case op::tma_load: return std::max<int>({in.ra, in.rb, in.rc + 4});
+    case op::wgmma:
+      return std::max<int>({in.rd + in.mma_n / 2 - 1, in.ra + (in.mma_a_regs ? 3 : 1), in.rb + 1});
+    case op::selp: return std::max({in.rd, in.ra, in.b_imm ? in.ra : in.rb});
+    default: return std::max({in.rd, in.ra, in.b_imm ? in.ra : in.rb, in.rc});
+  }
+}
 
 bool is_sfu(op o) { return o == op::fdiv || o == op::fsqrt; }
 
@@ -43,6 +63,14 @@ const char* mnemonic(op o) {
     case op::st: return "st";
     case op::bra: return "bra";
     case op::bar: return "bar.sync";
+    case op::mbar_init: return "mbarrier.init";
+    case op::mbar_arrive: return "mbarrier.arrive";
+    case op::mbar_arrive_tx: return "mbarrier.arrive.expect_tx";
+    case op::mbar_wait: return "mbarrier.wait";
+    case op::tma_load: return "tma.load";
+    case op::wgmma: return "wgmma";
+    case op::wgmma_commit: return "wgmma.commit_group";
+    case op::wgmma_wait: return "wgmma.wait_group";
     case op::exit: return "exit";
     case op::nop: return "nop";
     case op::count_: break;

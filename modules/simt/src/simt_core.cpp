@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "flynn/common/format.h"
@@ -65,17 +66,19 @@ struct simt_core::warp {
   unsigned index = 0;        // warp index in the block
   unsigned threads = 0;      // threads in this warp
   std::uint32_t exited = 0;  // lanes whose thread has exited
-  std::vector<std::array<std::uint32_t, 64>> r;
+  std::vector<std::array<std::uint32_t, simt::num_registers>> r;
   std::vector<std::uint8_t> p;  // predicates, one bit each
   struct entry {
     std::uint32_t pc, rpc, mask;
   };
   std::vector<entry> stack;
   std::uint64_t ready_at = 0, age = 0;
-  enum class wait { none, memory, scoreboard, barrier } why = wait::none;
+  enum class wait { none, memory, scoreboard, barrier, async } why = wait::none;
   bool at_barrier = false;
   std::deque<std::uint64_t> inflight;
-  std::array<std::uint64_t, 64> reg_ready{};
+  std::array<std::uint64_t, simt::num_registers> reg_ready{};
+  std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
+  std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
 };
 
@@ -84,10 +87,11 @@ struct simt_core::block_slot {
   unsigned id = 0, warps_left = 0, arrived = 0, exited_threads = 0;
   std::vector<int> warps;
   std::uint64_t shared_base = 0;
+  std::map<std::uint64_t, tx_barrier> mbarriers;  // by shared address
 };
 
 simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), global("global"), shared("shared"), p_(p) {
+    : module(name, p.clock_ns), global("global"), shared("shared"), gmma("gmma"), tma("tma"), p_(p) {
   throw_if_invalid("simt_core", p_.check());
   global.bind(*this);
   shared.bind(*this);
@@ -107,6 +111,13 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory");
   stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
   stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
+  stats_.add("idle_cycles_mbarrier", idle_async_, "cycles",
+             "cycles without a ready warp, the next ready one waiting on an mbarrier phase (or another async unit)");
+  stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
+             "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
+  stats_.add("mbarrier_ops", mbarrier_ops_, "operations", "mbarrier init, arrive and wait operations (per thread)");
+  stats_.add("tma_loads", tma_loads_, "copies", "tma.load copies started");
+  stats_.add("wgmma_issued", wgmma_issued_, "instructions", "wgmma instructions issued (one per warp)");
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
              "cycles with a ready warp the scheduler could not pick (outside the two-level active set)");
   stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
@@ -139,13 +150,9 @@ std::uint64_t simt_core::thread_instructions() const { return thread_instr_.valu
 std::uint64_t simt_core::instructions_retired() const { return warp_instr_.value(); }
 
 unsigned simt_core::block_registers() const {
-  unsigned regs = 1;
-  for (const auto& in : kernel_.code) {
-    unsigned hi = std::max({in.rd, in.ra, in.rb, in.rc});
-    if (in.code == op::ld || in.code == op::st) hi = std::max<unsigned>(hi, (in.code == op::ld ? in.rd : in.rb) + in.width / 4 - 1);
-    if (in.code != op::setp && in.code != op::bra && in.code != op::bar && in.code != op::exit) regs = std::max(regs, hi + 1);
-  }
-  return std::min(regs, 64u);
+  int regs = 0;
+  for (const auto& in : kernel_.code) regs = std::max(regs, simt::highest_register(in) + 1);
+  return static_cast<unsigned>(std::clamp<int>(regs, 1, simt::num_registers));
 }
 
 void simt_core::load(const simt::kernel& k, const simt_launch& l) {
@@ -171,6 +178,18 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   resident_blocks_max_ = std::max(1u, n);
   blocks_.assign(resident_blocks_max_, block_slot{});
   for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
+  for (const auto& in : kernel_.code) {
+    const std::string at = "line " + std::to_string(in.line) + " (" + in.text + ")";
+    if (in.code == op::tma_load && in.rd >= l.tensor_maps.size())
+      throw std::invalid_argument(at + " uses tensor map " + std::to_string(in.rd) + "; the launch has " +
+                                  std::to_string(l.tensor_maps.size()));
+    if (in.code == op::tma_load && tma.size() == 0)
+      throw std::invalid_argument(at + " needs a TMA loader: bind " + std::string(name()) + ".tma");
+    if (in.code == op::wgmma && gmma.size() == 0)
+      throw std::invalid_argument(at + " needs a GMMA unit: bind " + std::string(name()) + ".gmma");
+    if (in.code == op::wgmma && p_.warp_size != 32)
+      throw std::invalid_argument(at + ": wgmma needs warps of 32 threads");
+  }
   compute_reconvergence();
   loaded_ = true;
 }
@@ -237,7 +256,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (auto& w : warps_)
       if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
     if (free_slots.size() < warps) return;
-    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base};
+    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}};
     ++blocks_launched_;
     if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
       std::vector<unsigned char> zero(launch_.shared_bytes, 0);
@@ -532,6 +551,218 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   }
 }
 
+// ---------------------------------------------------------------------------- async units
+
+tx_barrier* simt_core::find_mbarrier(warp& w, unsigned lane, const simt::instr& in, std::uint64_t& addr) {
+  addr = static_cast<std::uint32_t>(w.r[lane][in.ra] + static_cast<std::uint32_t>(in.imm));
+  if (addr % 8 || addr + 8 > launch_.shared_bytes) {
+    set_fault(w, lane, "mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                           std::to_string(launch_.shared_bytes));
+    return nullptr;
+  }
+  auto& bars = blocks_[w.block].mbarriers;
+  auto it = bars.find(addr);
+  if (it == bars.end()) {
+    set_fault(w, lane, "no mbarrier initialised at shared address " + hex(addr));
+    return nullptr;
+  }
+  return &it->second;
+}
+
+// When may the warp's mbarrier.wait / wgmma.wait_group complete? UINT64_MAX: not known yet.
+std::uint64_t simt_core::async_ready(warp& w, const simt::instr& in) const {
+  constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
+  const std::uint32_t mask = w.stack.back().mask & ~w.exited;
+  std::uint64_t r = 0;
+  if (in.code == op::mbar_wait) {
+    const auto& bars = blocks_[w.block].mbarriers;
+    for (unsigned l = 0; l < p_.warp_size; ++l) {
+      if (!((mask >> l) & 1) || !guard(w, l, in)) continue;
+      const std::uint64_t addr = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+      auto it = bars.find(addr);
+      if (it == bars.end()) return 0;  // executes now and faults
+      const unsigned parity = (in.b_imm ? in.imm_b : w.r[l][in.rb]) & 1u;
+      if (!it->second.try_wait(parity)) return never;
+      r = std::max(r, it->second.completed_at());
+    }
+    return r;
+  }
+  // wgmma.wait_group N: every committed group but the newest N has completed.
+  const auto keep = static_cast<std::size_t>(in.imm);
+  if (w.wgmma_groups.size() <= keep) return 0;
+  for (std::size_t g = 0; g + keep < w.wgmma_groups.size(); ++g)
+    for (std::uint64_t id : w.wgmma_groups[g]) {
+      std::uint64_t c = 0;
+      if (!gmma->completion(id, c)) return never;
+      r = std::max(r, c);
+    }
+  return r;
+}
+
+// mbarrier, tma and wgmma instructions; returns the cycle they complete at the issue stage.
+std::uint64_t simt_core::execute_async(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
+  const std::uint64_t done = t + p_.lat_alu;
+  auto active = [&](unsigned l) { return ((mask >> l) & 1) && guard(w, l, in); };
+  auto value_b = [&](unsigned l) { return in.b_imm ? in.imm_b : w.r[l][in.rb]; };
+  switch (in.code) {
+    case op::mbar_init:
+      for (unsigned l = 0; l < p_.warp_size; ++l) {
+        if (!active(l)) continue;
+        const std::uint64_t addr = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+        if (addr % 8 || addr + 8 > launch_.shared_bytes) {
+          set_fault(w, l, "mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                              std::to_string(launch_.shared_bytes));
+          return t;
+        }
+        const std::uint32_t count = value_b(l);
+        if (count == 0 || count > (1u << 20)) {
+          set_fault(w, l, "mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576");
+          return t;
+        }
+        blocks_[w.block].mbarriers.insert_or_assign(addr, tx_barrier(count));
+        ++mbarrier_ops_;
+      }
+      return done;
+    case op::mbar_arrive:
+    case op::mbar_arrive_tx:
+      for (unsigned l = 0; l < p_.warp_size; ++l) {
+        if (!active(l)) continue;
+        std::uint64_t addr = 0;
+        tx_barrier* b = find_mbarrier(w, l, in, addr);
+        if (!b) return t;
+        const std::string e = in.code == op::mbar_arrive ? b->arrive(1, t) : b->arrive_expect_tx(value_b(l), t);
+        if (!e.empty()) {
+          set_fault(w, l, "mbarrier at " + hex(addr) + ": " + e);
+          return t;
+        }
+        ++mbarrier_ops_;
+      }
+      return done;
+    case op::mbar_wait: {  // ready_time() let it issue: every phase it waits for has completed
+      for (unsigned l = 0; l < p_.warp_size; ++l) {
+        if (!active(l)) continue;
+        std::uint64_t addr = 0;
+        if (!find_mbarrier(w, l, in, addr)) return t;
+        ++mbarrier_ops_;
+      }
+      return done;
+    }
+    case op::tma_load:
+      for (unsigned l = 0; l < p_.warp_size; ++l) {
+        if (!active(l)) continue;
+        const tensor_descriptor& d = launch_.tensor_maps[in.rd];
+        const std::uint64_t dst = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+        if (dst + d.box_bytes() > launch_.shared_bytes) {
+          set_fault(w, l, "tma.load destination " + hex(dst) + " + " + std::to_string(d.box_bytes()) +
+                              " bytes: outside the block's " + std::to_string(launch_.shared_bytes) + " bytes of shared memory");
+          return t;
+        }
+        std::uint64_t addr = 0;
+        simt::instr bar_in = in;
+        bar_in.ra = in.rb;
+        bar_in.imm = 0;
+        tx_barrier* b = find_mbarrier(w, l, bar_in, addr);
+        if (!b) return t;
+        std::array<std::int64_t, 5> coords{};
+        for (unsigned k = 0; k < d.rank; ++k) coords[k] = static_cast<std::int32_t>(w.r[l][in.rc + k]);
+        const std::string e = tma->load(d, coords, blocks_[w.block].shared_base + dst, *b, t + p_.lat_lsu);
+        if (!e.empty()) {
+          set_fault(w, l, "tma.load: " + e);
+          return t;
+        }
+        ++tma_loads_;
+      }
+      return done;
+    case op::wgmma: {
+      const std::uint32_t full = 0xffffffffu;
+      if ((mask & ~w.exited) != full || w.threads != 32) {
+        set_fault(w, 0, "wgmma needs all 32 threads of the warp active (active mask " + hex(mask) + ")");
+        return t;
+      }
+      wgmma_request r;
+      r.n = in.mma_n;
+      r.type = in.mma_bf16 ? element_type::bf16 : element_type::f16;
+      r.a_in_registers = in.mma_a_regs;
+      r.accumulate = in.imm != 0;
+      r.a_desc = in.mma_a_regs ? 0 : (std::uint64_t(w.r[0][in.ra + 1]) << 32 | w.r[0][in.ra]);
+      r.b_desc = std::uint64_t(w.r[0][in.rb + 1]) << 32 | w.r[0][in.rb];
+      r.group = w.block * 64 + w.index / 4;
+      r.warp_in_group = w.index % 4;
+      for (unsigned l = 0; l < 32; ++l) {
+        r.lanes[l] = w.r[l].data();
+        for (unsigned i = 0; i < 4 && in.mma_a_regs; ++i) r.a_frag[l][i] = w.r[l][in.ra + i];
+      }
+      r.acc_reg = in.rd;
+      r.a_reg = in.ra;
+      r.smem_base = blocks_[w.block].shared_base;
+      r.smem_bytes = launch_.shared_bytes;
+      const std::uint32_t pc = w.stack.back().pc;
+      r.where = "block " + std::to_string(blocks_[w.block].id) + " warp " + std::to_string(w.index) + " PC " +
+                std::to_string(pc) + " (line " + std::to_string(in.line) + ": " + in.text + ")";
+      std::uint64_t id = 0;
+      const std::string e = gmma->issue(r, t, id);
+      if (!e.empty()) {
+        set_fault(w, 0, e);
+        return t;
+      }
+      w.wgmma_open.push_back(id);
+      ++wgmma_issued_;
+      return done;
+    }
+    case op::wgmma_commit:
+      w.wgmma_groups.push_back(std::move(w.wgmma_open));
+      w.wgmma_open.clear();
+      return done;
+    case op::wgmma_wait: {
+      const auto keep = static_cast<std::size_t>(in.imm);
+      while (w.wgmma_groups.size() > keep) w.wgmma_groups.pop_front();
+      return done;
+    }
+    default: return done;
+  }
+}
+
+// Nothing can issue: warps wait at bar.sync, on mbarrier phases or on wgmma groups that no
+// one can complete.
+std::string simt_core::blocked_report() const {
+  std::string s;
+  bool async = false;
+  for (const auto& wp : warps_) {
+    const warp& w = *wp;
+    if (!w.live || w.at_barrier || w.stack.empty()) continue;
+    const std::uint32_t pc = w.stack.back().pc;
+    const simt::instr& in = kernel_.code[pc];
+    std::string why;
+    if (in.code == op::mbar_wait) {
+      const std::uint32_t mask = w.stack.back().mask & ~w.exited;
+      for (unsigned l = 0; l < p_.warp_size && why.empty(); ++l) {
+        if (!((mask >> l) & 1) || !guard(w, l, in)) continue;
+        const std::uint64_t addr = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+        const auto& bars = blocks_[w.block].mbarriers;
+        auto it = bars.find(addr);
+        if (it == bars.end()) continue;
+        const unsigned parity = (in.b_imm ? in.imm_b : w.r[l][in.rb]) & 1u;
+        const tx_barrier& b = it->second;
+        why = "waits on the mbarrier at shared " + hex(addr) + " for the phase of parity " + std::to_string(parity) +
+              ", which never completes (phase " + std::to_string(b.phase()) + ": " + std::to_string(b.pending_arrivals()) +
+              " of " + std::to_string(b.expected_arrivals()) + " arrivals and " + std::to_string(b.pending_bytes()) +
+              " bytes pending)";
+      }
+    } else if (in.code == op::wgmma_wait) {
+      why = "waits for wgmma groups that never complete";
+    }
+    if (why.empty()) continue;
+    async = true;
+    s += (s.empty() ? "" : "; ") + std::string("block ") + std::to_string(blocks_[w.block].id) + " warp " +
+         std::to_string(w.index) + " at PC " + std::to_string(pc) + " (line " + std::to_string(in.line) + ": " + in.text +
+         ") " + why;
+  }
+  if (!async) return deadlock_report();
+  std::string gm = gmma.size() ? gmma->waiting() : "";
+  if (!gm.empty()) gm = "; wgmma start barrier: " + gm;
+  return "deadlock: " + s + gm;
+}
+
 std::string simt_core::deadlock_report() const {
   std::string waiting, gone;
   for (const auto& bs : blocks_) {
@@ -639,6 +870,13 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       w.why = warp::wait::scoreboard;
       break;
     }
+    case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
+    case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
+      done = execute_async(w, in, mask, t) + occupancy;
+      top.pc = pc + 1;
+      w.why = warp::wait::async;
+      blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait;
+      break;
     case op::ld:
     case op::st:
       done = execute_memory(w, in, mask, t);
@@ -663,13 +901,15 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   if (w.live && w.stack.empty()) exit_threads(w, 0xffffffffu, t);  // ran past the end
   end_ = std::max(end_, done);
   // Scoreboard: destination registers become ready at `done`.
-  if (!blocking && in.code != op::st) {
+  if (!blocking && in.code != op::st && !simt::is_async(in.code)) {
     if (in.code == op::setp) w.pred_ready[in.rd] = done;
     else
       for (unsigned k = 0; k < std::max(1u, in.code == op::ld ? in.width / 4u : 1u); ++k)
-        w.reg_ready[std::min(63u, unsigned(in.rd) + k)] = done;
+        w.reg_ready[std::min(simt::num_registers - 1, unsigned(in.rd) + k)] = done;
   }
-  w.inflight.push_back(done);
+  // A store holds its in-flight slot only until it leaves the load/store unit (posted write);
+  // the run still ends when it completes.
+  w.inflight.push_back(in.code == op::st && p_.inflight > 1 ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
   return done;
 }
@@ -691,6 +931,10 @@ void simt_core::run() {
       for (unsigned s : {unsigned(in.ra), unsigned(in.rb), unsigned(in.rc), unsigned(in.rd)}) r = std::max(r, w.reg_ready[s]);
       if (in.guard != simt::no_pred) r = std::max(r, w.pred_ready[in.guard]);
       if (in.code == op::selp) r = std::max(r, w.pred_ready[in.rc & 7]);
+    }
+    if (!w.stack.empty()) {
+      const auto& in = kernel_.code[w.stack.back().pc];
+      if (in.code == op::mbar_wait || in.code == op::wgmma_wait) r = std::max(r, async_ready(w, in));
     }
     return r;
   };
@@ -719,7 +963,7 @@ void simt_core::run() {
           }
         }
       if (!first) {
-        fault_ = deadlock_report();
+        fault_ = blocked_report();
         break;
       }
       if (next <= t) {  // ready, but the scheduler may not pick it this cycle (two-level set)
@@ -731,6 +975,10 @@ void simt_core::run() {
       switch (first->why) {
         case warp::wait::memory: idle_memory_ += idle; break;
         case warp::wait::barrier: idle_barrier_ += idle; break;
+        case warp::wait::async:
+          if (kernel_.code[first->stack.back().pc].code == op::wgmma_wait) idle_wgmma_ += idle;
+          else idle_async_ += idle;
+          break;
         default: idle_scoreboard_ += idle; break;
       }
       t = next;
@@ -741,6 +989,7 @@ void simt_core::run() {
     if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
+  if (tma.size()) end_ = std::max(end_, tma->busy_until());
   if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
   if (!fault_.empty()) {
     fault(fault_);

@@ -36,13 +36,16 @@ std::uint64_t tensor_descriptor::box_bytes() const {
 
 void tma_loader_params::visit(param_visitor& v) {
   param(v, {"issue_interval", "cycles", "cycles between row requests to global memory"}, issue_interval, 1, 1 << 20);
+  param(v, {"issue_latency", "cycles", "from the copy's start (the tma.load) to its first row request"}, issue_latency, 0,
+        1 << 20);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
 tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), global("global"), shared("shared"), p_(p) {
+    : module(name, p.clock_ns), global("global"), shared("shared"), link("tma"), p_(p) {
   global.bind(*this);
   shared.bind(*this);
+  link.bind(*this);
   stats_.add("copies", copies_, "copies", "bulk tensor copies");
   stats_.add("rows", rows_, "rows", "box rows moved");
   stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
@@ -90,7 +93,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
   std::vector<unsigned char> buf(row);
-  std::uint64_t t = std::max(start, next_issue_);
+  std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
   std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
     // Global coordinates of this row; rows outside the tensor are all zeros.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flynn/simt/isa.h"
+#include "flynn/tma/tma_loader.h"
 
 namespace flynn::simt {
 
@@ -17,6 +18,7 @@ struct launch {
   std::vector<std::uint32_t> params;  // ldparam N reads params[N]
   std::uint64_t shared_bytes = 16384;  // shared memory per block
   unsigned warp_size = 32;             // for %laneid, %warpid and fault reports
+  std::vector<flynn::tensor_descriptor> tensor_maps;  // tma.load MAP operands
 };
 
 struct interp_config {
@@ -31,8 +33,11 @@ struct interp_result {
 };
 
 // Runs every thread of every block to completion. Blocks run one after the other, each with
-// its own zero-initialised shared memory; inside a block each thread runs until bar.sync or
-// exit, and the barrier releases when every thread of the block waits at it. `global` is
+// its own zero-initialised shared memory; inside a block each thread runs until bar.sync,
+// exit or an asynchronous wait (mbarrier.wait on a phase not yet complete, wgmma.wait_group
+// on MMAs whose warpgroup has not all issued), and the threads take turns until all exit;
+// bar.sync releases when every thread of the block waits at it. tma.load copies at once;
+// a wgmma computes when the last thread of its warpgroup issues it. `global` is
 // the flat little-endian global memory. Every access is naturally aligned and inside its
 // space, else the run stops with a fault; a faulting instruction has no effect.
 interp_result interpret(const kernel& k, const launch& l, std::vector<unsigned char>& global,

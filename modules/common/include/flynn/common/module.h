@@ -45,6 +45,11 @@ class module : public sc_core::sc_module {
   virtual void attach_trace(trace_sink& sink) { (void)sink; }
   // Called once after simulation ends, before stats are written.
   virtual void finish() {}
+  // Sockets and links a platform may leave unbound (optional units).
+  virtual bool optional_socket(const std::string& socket) const {
+    (void)socket;
+    return false;
+  }
   // Work the module still had when simulation stopped ("" when none). A non-empty answer
   // after the kernel ran out of events means the platform deadlocked.
   virtual std::string pending_work() const { return {}; }

@@ -1,7 +1,7 @@
 // The SIMT kernel ISA: a per-thread scalar instruction set in the spirit of PTX/SASS.
 // Assembly syntax and semantics: docs/isa/simt.md.
 //
-// Per thread: 64 general registers r0..r63 of 32 bits, 8 predicates p0..p7. Special
+// Per thread: 256 general registers r0..r255 of 32 bits, 8 predicates p0..p7. Special
 // registers (read with mov): %tid (thread index in the block), %ntid (threads per block),
 // %ctaid (block index), %nctaid (blocks in the grid), %laneid, %warpid (warp index in the
 // block). Kernel parameters: ldparam rd, N reads 32-bit parameter N. Memory: global and
@@ -32,6 +32,14 @@ enum class op : std::uint8_t {
   ld, st,   // ld.space.width rd, [ra+imm] ; st.space.width [ra+imm], rb
   bra,      // branch to target (per thread: taken by active threads whose guard holds)
   bar,      // bar.sync: block-wide barrier
+  mbar_init,       // mbarrier.init [ra+imm], rb|imm          (expected arrival count)
+  mbar_arrive,     // mbarrier.arrive [ra+imm]
+  mbar_arrive_tx,  // mbarrier.arrive.expect_tx [ra+imm], rb|imm  (bytes)
+  mbar_wait,       // mbarrier.wait [ra+imm], rb|imm          (phase parity; blocks)
+  tma_load,        // tma.load [ra+imm], MAP, [rb], rc        (coordinates rc, rc+1, ...)
+  wgmma,           // wgmma.m64nNk16.f32.TYPE[.rs] rd, ra, rb, imm  (see below)
+  wgmma_commit,    // wgmma.commit_group
+  wgmma_wait,      // wgmma.wait_group N (imm)
   exit,     // the thread ends
   nop,
   count_
@@ -43,6 +51,7 @@ enum class space : std::uint8_t { global, shared };
 enum class special : std::uint8_t { none, tid, ntid, ctaid, nctaid, laneid, warpid };
 
 constexpr std::uint8_t no_pred = 0xff;
+constexpr unsigned num_registers = 256;
 
 // Operand fields (assembly -> fields):
 //   [@p | @!p] prefix: guard = p, guard_neg (no prefix: guard = no_pred)
@@ -53,6 +62,12 @@ constexpr std::uint8_t no_pred = 0xff;
 //   selp rd, ra, rb|imm, pa        (pa in rc)
 //   ld.SPACE.W rd, [ra+imm] ; st.SPACE.W [ra+imm], rb  (W = 32, 64, 128 -> width 4, 8, 16)
 //   bra LABEL (target) ; bar.sync ; exit ; nop
+//   mbarrier.init|arrive.expect_tx|wait [ra+imm], rb|imm ; mbarrier.arrive [ra+imm]
+//   tma.load [ra+imm], MAP (rd = tensor map index), [rb], rc (first coordinate register)
+//   wgmma.m64nNk16.f32.bf16|f16[.rs] rd, ra, rb, imm: accumulators rd .. rd+N/2-1; A is the
+//     matrix descriptor in ra:ra+1 (A in shared memory) or, with .rs, the A fragment in
+//     ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)
+//   wgmma.commit_group ; wgmma.wait_group N (imm)
 // Float immediates are written as decimal numbers with a '.' or exponent and stored as the
 // binary32 bit pattern in imm.
 struct instr {
@@ -68,6 +83,10 @@ struct instr {
   space sp = space::global;
   std::uint8_t width = 4;        // memory access bytes
   std::uint32_t target = 0;      // branch target (instruction index)
+  std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)
+  std::uint16_t mma_n = 0;       // wgmma: N
+  bool mma_bf16 = false;         // wgmma: bf16 (else f16) inputs
+  bool mma_a_regs = false;       // wgmma: A from registers (.rs)
   std::uint32_t line = 0;
   std::string text;
 };
@@ -78,6 +97,9 @@ struct kernel {
 };
 
 bool is_memory(op o);
+bool is_async(op o);  // mbarrier, tma and wgmma instructions
+// Highest general register the instruction names (including register groups), or -1.
+int highest_register(const instr& in);
 bool is_sfu(op o);
 const char* mnemonic(op o);
 

@@ -16,8 +16,12 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/gmma/wgmma.h"
 #include "flynn/simt/isa.h"
 #include "flynn/simt/scheduler.h"
+#include "flynn/sync/tx_barrier.h"
+#include "flynn/tma/tma_if.h"
+#include "flynn/tma/tma_loader.h"
 
 namespace flynn {
 
@@ -25,6 +29,7 @@ struct simt_launch {
   unsigned grid = 1, block = 32;           // blocks, threads per block
   std::vector<std::uint32_t> params;       // kernel parameters
   std::uint64_t shared_bytes = 0;          // shared memory per block
+  std::vector<tensor_descriptor> tensor_maps;  // tma.load MAP operands
 };
 
 // Branch divergence handling: per-warp reconvergence stacks alone, or with dynamic warp
@@ -58,6 +63,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   using params = simt_core_params;
   tlm::tlm_initiator_socket<32> global;  // global memory
   tlm::tlm_initiator_socket<32> shared;  // shared memory (one region per resident block)
+  // Asynchronous units (optional): the GMMA state machine (wgmma) and a TMA-style loader.
+  sc_core::sc_port<gmma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> gmma;
+  sc_core::sc_port<tma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> tma;
 
   simt_core(const sc_core::sc_module_name& name, const params& p);
   ~simt_core() override;
@@ -73,6 +81,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t instructions_retired() const override;
   std::string pending_work() const override;
   void attach_trace(trace_sink& sink) override;
+  bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }
 
  private:
   struct warp;
@@ -92,6 +101,10 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   void compute_reconvergence();
   unsigned block_registers() const;
   void set_fault(const warp& w, unsigned lane, const std::string& what);
+  std::uint64_t execute_async(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
+  std::uint64_t async_ready(warp& w, const simt::instr& in) const;
+  tx_barrier* find_mbarrier(warp& w, unsigned lane, const simt::instr& in, std::uint64_t& addr);
+  std::string blocked_report() const;
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
                                      sc_core::sc_time&) override {
@@ -112,7 +125,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t age_ = 0, end_ = 0;
 
   stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
-      idle_barrier_, idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
+      idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
       blocks_launched_, dwf_merged_, dwf_collisions_;
   std::vector<stat_counter> per_warp_, active_hist_;
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;

@@ -17,6 +17,7 @@
 #include "flynn/common/params.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/swizzle.h"
+#include "flynn/tma/tma_if.h"
 
 namespace flynn {
 
@@ -38,15 +39,17 @@ struct tensor_descriptor {
 
 struct tma_loader_params {
   unsigned issue_interval = 1;  // cycles between row requests
+  unsigned issue_latency = 0;   // start to the first row request
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
 };
 
-class tma_loader : public module, public tlm::tlm_bw_transport_if<> {
+class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if<> {
  public:
   using params = tma_loader_params;
   tlm::tlm_initiator_socket<32> global, shared;
+  sc_core::sc_export<tma_if> link;  // "tma": from a SIMT core's tma.load
 
   tma_loader(const sc_core::sc_module_name& name, const params& p);
 
@@ -56,9 +59,9 @@ class tma_loader : public module, public tlm::tlm_bw_transport_if<> {
   // when they land in shared memory (the caller expects box_bytes() on it). Returns "" or
   // a fault (invalid descriptor, misaligned address, error response).
   std::string load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
-                   std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start);
+                   std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) override;
   // Cycle by which every copy issued so far has landed.
-  std::uint64_t busy_until() const { return busy_until_; }
+  std::uint64_t busy_until() const override { return busy_until_; }
 
   void attach_trace(trace_sink& sink) override;
 

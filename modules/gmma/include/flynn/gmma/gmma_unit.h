@@ -1,0 +1,82 @@
+// GMMA state machine: the hardware worker that runs one warpgroup MMA (wgmma.m64nNk16)
+// for the SIMT core, following the event flow of a group-of-warps MMA:
+//   1. start barrier: waits until every warp of the group issued its part;
+//   2. moves each warp's 16-row A slice into its sub-partition's datapath (from shared
+//      memory through the matrix descriptor, or from the warp's registers with .rs);
+//   3. reads B from shared memory once, column group by column group, and multicasts each
+//      group to all sub-partitions' tensor cores (TLM targets), pipelining the reads with
+//      the math;
+//   4. writes each warp's D fragment back into its accumulator registers; a per-part
+//      barrier records when each warp's part is done, and the end when all are.
+// Operand buffers are double-buffered: the next MMA's operands are fetched while the
+// current one computes. See docs/modules/gmma_unit.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/gmma/wgmma.h"
+
+namespace flynn {
+
+struct gmma_unit_params {
+  unsigned warps = 4;               // warps per warpgroup = sub-partitions = tensor cores
+  unsigned column_group = 8;        // B columns delivered to the datapaths together
+  unsigned start_latency = 2;       // start barrier to the first operand request
+  unsigned rf_read_bytes_per_cycle = 128;  // .rs: A fragment read per sub-partition
+  double clock_ns = 1.0;
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if<> {
+ public:
+  using params = gmma_unit_params;
+  tlm::tlm_initiator_socket<32> smem;
+  std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> tc;  // tc0 .. tc{warps-1}
+  sc_core::sc_export<gmma_if> link;
+
+  gmma_unit(const sc_core::sc_module_name& name, const params& p);
+
+  std::string issue(const wgmma_request& r, std::uint64_t t, std::uint64_t& id) override;
+  bool completion(std::uint64_t id, std::uint64_t& cycle) const override;
+  std::string waiting() const override;
+  std::string pending_work() const override;
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  struct gathering {
+    std::vector<wgmma_request> parts;  // by warp_in_group
+    std::vector<bool> present;         // the warp has arrived
+    std::vector<std::uint64_t> ids, arrived;
+    unsigned count = 0;
+  };
+  std::string check_operands(const wgmma_request& r) const;
+  std::string run(gathering& g);
+  std::string read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
+                          std::uint64_t& landed);
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+  params p_;
+  std::vector<std::int64_t> completion_;  // by id; -1 while the group is incomplete
+  std::map<unsigned, std::deque<gathering>> open_;
+  std::uint64_t buffer_free_ = 0;          // the operand buffers take the next MMA's operands
+  std::uint64_t last_end_ = 0, first_end_ = 0;
+  stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
+      rf_write_bytes_, fmas_, start_wait_, tc_blocks_;
+  trace_signal state_, group_sig_, arrived_sig_, parts_done_;
+};
+
+}  // namespace flynn

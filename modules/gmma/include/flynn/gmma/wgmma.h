@@ -1,0 +1,77 @@
+// The warpgroup MMA instruction wgmma.m64nNk16 as the SIMT core, the GMMA state machine
+// and the golden interpreter all see it: the core's link to the state machine, and the
+// register-fragment and shared-memory layouts (the public PTX ISA layouts for sm_90).
+//
+// Register fragments of the warpgroup's four warps (warp w holds rows 16w .. 16w+15;
+// lane l; g = l / 4, c = 2 * (l % 4)):
+//   D (fp32, N/2 registers from rd): register rd + 4j + q holds row 16w + g + 8 * (q / 2),
+//     column 8j + c + (q % 2), for j = 0 .. N/8-1, q = 0 .. 3.
+//   A (.rs, 16-bit pairs, low half first, 4 registers from ra): ra + i holds row
+//     16w + g + 8 * (i % 2), columns k = 8 * (i / 2) + c and that + 1.
+// Shared-memory operands are K-major (A: M rows of K elements; B: N rows of K elements,
+// i.e. B transposed), described by a matrix descriptor (matrix_descriptor.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "flynn/gmma/matrix_descriptor.h"
+#include "flynn/tensor/numeric.h"
+
+namespace flynn {
+
+// Row (within the warp's 16) and column of D held by accumulator register rd + i of `lane`.
+inline void wgmma_d_position(unsigned lane, unsigned i, unsigned& row, unsigned& col) {
+  const unsigned j = i / 4, q = i % 4;
+  row = lane / 4 + 8 * (q / 2);
+  col = 8 * j + 2 * (lane % 4) + (q % 2);
+}
+// Row (within the warp's 16) and first column of the A pair in register ra + i.
+inline void wgmma_a_position(unsigned lane, unsigned i, unsigned& row, unsigned& col) {
+  row = lane / 4 + 8 * (i % 2);
+  col = 8 * (i / 2) + 2 * (lane % 4);
+}
+
+// Byte address of element (row, k) of a K-major operand with 2-byte elements.
+inline std::uint64_t wgmma_operand_address(const matrix_descriptor& d, unsigned row, unsigned k) {
+  const std::uint64_t kb = std::uint64_t(k) * 2;
+  if (d.swizzle == swizzle_mode::none)
+    return d.start_address + std::uint64_t(row / 8) * d.stride_byte_offset + (kb / 16) * d.leading_byte_offset +
+           (row % 8) * 16 + kb % 16;
+  const std::uint64_t span = swizzle_span(d.swizzle);
+  return swizzle_offset(d.start_address + std::uint64_t(row / 8) * d.stride_byte_offset + (row % 8) * span + kb,
+                        d.swizzle);
+}
+
+// One warp's part of a wgmma, as the SIMT core hands it to the GMMA state machine.
+struct wgmma_request {
+  unsigned n = 64;
+  element_type type = element_type::bf16;
+  bool a_in_registers = false;
+  bool accumulate = true;                   // scale-d = 1
+  std::uint64_t a_desc = 0, b_desc = 0;     // descriptors (a_desc: A in shared memory)
+  unsigned group = 0;                       // warpgroup (the core's numbering)
+  unsigned warp_in_group = 0;               // 0 .. 3: the sub-partition
+  std::array<std::uint32_t*, 32> lanes{};   // each lane's registers (the accumulators)
+  std::array<std::array<std::uint32_t, 4>, 32> a_frag{};  // .rs: each lane's A fragment at issue
+  unsigned acc_reg = 0, a_reg = 0;
+  std::uint64_t smem_base = 0, smem_bytes = 0;  // the block's shared-memory window
+  std::string where;                        // "block 0 warp 1 PC 12 (line 30: ...)"
+};
+
+class gmma_if : public virtual sc_core::sc_interface {
+ public:
+  // A warp arrives with its part at cycle t. Returns "" (and an id) or a fault. When the
+  // last warp of the group arrives the MMA runs: its accumulators are written and every
+  // part's completion cycle becomes known.
+  virtual std::string issue(const wgmma_request& r, std::uint64_t t, std::uint64_t& id) = 0;
+  // The cycle part `id` completed (its D written back); false while the group is incomplete.
+  virtual bool completion(std::uint64_t id, std::uint64_t& cycle) const = 0;
+  // Groups still waiting at the start barrier: "group 0: warps 0, 1 of 4 arrived (...)".
+  virtual std::string waiting() const = 0;
+};
+
+}  // namespace flynn

@@ -1,0 +1,319 @@
+#include "flynn/gmma/gmma_unit.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flynn/common/format.h"
+#include "flynn/tensor/tensor_core.h"
+#include "flynn/tlm/lanes_extension.h"
+
+namespace flynn {
+
+void gmma_unit_params::visit(param_visitor& v) {
+  param(v, {"warps", "warps", "warps per warpgroup: sub-partitions, one tensor core each (sockets tc0, tc1, ...)"}, warps, 1,
+        8);
+  param(v, {"column_group", "columns", "B columns read and delivered together, pipelined with the math"}, column_group, 8,
+        256);
+  param(v, {"start_latency", "cycles", "from the start barrier (last warp arrived) to the first operand request"},
+        start_latency, 0, 1000);
+  param(v, {"rf_read_bytes_per_cycle", "B/cycle", "A from registers (.rs): register-file read bandwidth per sub-partition"},
+        rf_read_bytes_per_cycle, 1, 1 << 16);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> gmma_unit_params::check() const {
+  std::vector<param_issue> r;
+  if (column_group % 8) r.push_back({"column_group", "a multiple of 8 columns", std::to_string(column_group)});
+  return r;
+}
+
+gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), smem("smem"), link("gmma"), p_(p) {
+  throw_if_invalid("gmma_unit", p_.check());
+  smem.bind(*this);
+  for (unsigned w = 0; w < p_.warps; ++w) {
+    tc.push_back(std::make_unique<tlm::tlm_initiator_socket<32>>(("tc" + std::to_string(w)).c_str()));
+    tc.back()->bind(*this);
+  }
+  link.bind(*this);
+  stats_.add("wgmma", wgmmas_, "instructions", "warpgroup MMAs run (one per group of warps)");
+  stats_.add("hw_instructions", warp_parts_, "instructions", "wgmma instructions the warps issued (one per warp)");
+  stats_.add("smem_requests", smem_requests_, "requests", "multi-lane shared-memory reads of A and B (16-byte chunks)");
+  stats_.add_real("smem_reads", [this] { return double(a_smem_bytes_.value() + b_smem_bytes_.value()) / 128.0; },
+                  "wavefronts", "A and B bytes read from shared memory in full-width 128-byte wavefronts");
+  stats_.add("a_smem_bytes", a_smem_bytes_, "B", "A bytes read from shared memory");
+  stats_.add("b_smem_bytes", b_smem_bytes_, "B", "B bytes read from shared memory (once per MMA)");
+  stats_.add("b_multicast_bytes", b_multicast_bytes_, "B", "B bytes delivered to the sub-partitions (multicast)");
+  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A bytes read from the register file (.rs)");
+  stats_.add("rf_write_bytes", rf_write_bytes_, "B", "D bytes written back into the accumulator registers");
+  stats_.add("fmas", fmas_, "FMA", "multiply-adds of the MMAs");
+  stats_.add("tensor_core_blocks", tc_blocks_, "blocks", "blocks of work sent to the tensor cores (one per warp and column group)");
+  stats_.add("start_barrier_cycles", start_wait_, "cycles", "cycles between the first and the last warp arriving, summed");
+  stats_.add_real(
+      "mma_interval",
+      [this] {
+        const std::uint64_t n = wgmmas_.value();
+        return n > 1 ? double(last_end_ - first_end_) / double(n - 1) : 0.0;
+      },
+      "cycles", "mean cycles between the ends of consecutive MMAs");
+}
+
+std::string gmma_unit::pending_work() const {
+  const std::string w = waiting();
+  return w.empty() ? w : "wgmma start barrier: " + w;
+}
+
+std::string gmma_unit::waiting() const {
+  std::string s;
+  for (const auto& [group, q] : open_)
+    for (const auto& g : q) {
+      std::string who;
+      for (unsigned w = 0; w < p_.warps; ++w)
+        if (g.present[w]) who += (who.empty() ? "" : ", ") + std::to_string(w);
+      s += (s.empty() ? "" : "; ") + std::string("warpgroup ") + std::to_string(group) + ": warps " + who + " of " +
+           std::to_string(p_.warps) + " arrived";
+      for (unsigned w = 0; w < p_.warps; ++w)
+        if (g.present[w]) {
+          s += " (" + g.parts[w].where + ")";
+          break;
+        }
+    }
+  return s;
+}
+
+bool gmma_unit::completion(std::uint64_t id, std::uint64_t& cycle) const {
+  if (id >= completion_.size() || completion_[id] < 0) return false;
+  cycle = static_cast<std::uint64_t>(completion_[id]);
+  return true;
+}
+
+// Decodes and checks the descriptors and that every operand byte lies in the block's window.
+std::string gmma_unit::check_operands(const wgmma_request& r) const {
+  auto check = [&](const char* which, std::uint64_t bits, unsigned rows) -> std::string {
+    matrix_descriptor d;
+    std::string e = matrix_descriptor::decode(bits, d);
+    if (e.empty()) e = d.validate();
+    if (e.empty())
+      for (unsigned row = 0; row < rows && e.empty(); ++row)
+        for (unsigned k = 0; k < 16; k += 8) {
+          const std::uint64_t a = wgmma_operand_address(d, row, k);
+          if (a + 16 > r.smem_bytes) {
+            e = "row " + std::to_string(row) + " lies at shared address " + hex(a) + ", outside the block's " +
+                std::to_string(r.smem_bytes) + " bytes";
+            break;
+          }
+        }
+    return e.empty() ? e : std::string(which) + " descriptor " + hex(bits) + ": " + e;
+  };
+  if (!r.a_in_registers)
+    if (auto e = check("A", r.a_desc, 64); !e.empty()) return e;
+  return check("B", r.b_desc, r.n);
+}
+
+std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint64_t& id) {
+  if (r.warp_in_group >= p_.warps)
+    return "wgmma from warp " + std::to_string(r.warp_in_group) + " of a warpgroup, the GMMA unit serves " +
+           std::to_string(p_.warps) + " warps";
+  if (auto e = check_operands(r); !e.empty()) return e;
+  auto& q = open_[r.group];
+  auto it = std::find_if(q.begin(), q.end(), [&](const gathering& g) { return !g.present[r.warp_in_group]; });
+  if (it == q.end()) {
+    q.emplace_back();
+    it = std::prev(q.end());
+    it->parts.resize(p_.warps);
+    it->present.assign(p_.warps, false);
+    it->ids.resize(p_.warps);
+    it->arrived.resize(p_.warps);
+  }
+  gathering& g = *it;
+  for (unsigned w = 0; w < p_.warps; ++w) {
+    const wgmma_request& other = g.parts[w];
+    if (g.present[w] && (other.n != r.n || other.type != r.type || other.a_in_registers != r.a_in_registers ||
+                    other.accumulate != r.accumulate || other.b_desc != r.b_desc ||
+                    (!r.a_in_registers && other.a_desc != r.a_desc)))
+      return "the warps of the warpgroup issued different wgmma instructions: this one and " + other.where;
+  }
+  id = completion_.size();
+  completion_.push_back(-1);
+  g.parts[r.warp_in_group] = r;
+  g.present[r.warp_in_group] = true;
+  g.ids[r.warp_in_group] = id;
+  g.arrived[r.warp_in_group] = t;
+  ++g.count;
+  ++warp_parts_;
+  if (g.count == 1) state_.set(cycles(t), 1);
+  arrived_sig_.set(cycles(t), g.count);
+  if (g.count < p_.warps || it != q.begin()) return {};
+  std::string e;
+  while (!q.empty() && q.front().count == p_.warps && e.empty()) {
+    e = run(q.front());
+    q.pop_front();
+  }
+  if (q.empty()) open_.erase(r.group);
+  return e;
+}
+
+std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
+                                   std::uint64_t& landed) {
+  tlm::tlm_generic_payload gp;
+  lanes_extension ext;
+  ext.lanes = static_cast<unsigned>(addrs.size());
+  ext.lane_bytes = 16;
+  ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
+  for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = addrs[l];
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  gp.set_address(addrs.front());
+  gp.set_data_ptr(out);
+  gp.set_data_length(ext.lanes * 16);
+  gp.set_streaming_width(ext.lanes * 16);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&ext);
+  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  smem->b_transport(gp, delay);
+  gp.clear_extension(&ext);
+  ++smem_requests_;
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+    return "shared read at " + hex(addrs.front()) + ": " + gp.get_response_string();
+  landed = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  return {};
+}
+
+std::string gmma_unit::run(gathering& g) {
+  const wgmma_request& r0 = g.parts[0];
+  const unsigned n = r0.n, warps = p_.warps, cg = p_.column_group;
+  const std::uint64_t last = *std::max_element(g.arrived.begin(), g.arrived.end());
+  const std::uint64_t first = *std::min_element(g.arrived.begin(), g.arrived.end());
+  start_wait_ += last - first;
+  ++wgmmas_;
+  fmas_ += std::uint64_t(warps) * 16 * n * 16;
+  const std::uint64_t start = last + p_.start_latency;
+  std::uint64_t t = std::max(start, buffer_free_);  // request issue cycle
+  state_.set(cycles(start), 2);
+
+  // 2. A slices: warp w's rows 16w .. 16w+15, row-major 16 x 16.
+  std::vector<std::vector<std::uint16_t>> a(warps, std::vector<std::uint16_t>(16 * 16));
+  std::vector<std::uint64_t> a_ready(warps, t);
+  matrix_descriptor ad, bd;
+  matrix_descriptor::decode(r0.b_desc, bd);
+  if (!r0.a_in_registers) matrix_descriptor::decode(r0.a_desc, ad);
+  for (unsigned w = 0; w < warps; ++w) {
+    const wgmma_request& r = g.parts[w];
+    if (r.a_in_registers) {
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < 4; ++i) {
+          unsigned row = 0, col = 0;
+          wgmma_a_position(l, i, row, col);
+          const std::uint32_t v = r.a_frag[l][i];
+          a[w][row * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
+          a[w][row * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
+        }
+      rf_read_bytes_ += 512;
+      a_ready[w] = t + (512 + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
+    } else {
+      std::vector<std::uint64_t> addrs;
+      for (unsigned row = 0; row < 16; ++row)
+        for (unsigned k = 0; k < 16; k += 8)
+          addrs.push_back(r.smem_base + wgmma_operand_address(ad, 16 * w + row, k));
+      std::vector<unsigned char> buf(addrs.size() * 16);
+      if (auto e = read_chunks(addrs, t++, buf.data(), a_ready[w]); !e.empty()) return "wgmma A: " + e;
+      for (unsigned row = 0; row < 16; ++row)
+        std::memcpy(&a[w][row * 16], &buf[row * 32], 32);
+      a_smem_bytes_ += 512;
+    }
+  }
+  // 3. B column groups, read once, multicast: group q holds columns cg*q .. cg*q+cg-1, K-major.
+  const unsigned groups = n / cg + (n % cg ? 1 : 0);
+  std::vector<std::vector<std::uint16_t>> b(groups);
+  std::vector<std::uint64_t> b_ready(groups);
+  for (unsigned q = 0; q < groups; ++q) {
+    const unsigned cols = std::min(cg, n - q * cg);
+    b[q].resize(std::size_t(cols) * 16);
+    for (unsigned c0 = 0; c0 < cols; c0 += 16) {  // at most 32 chunks (16 columns) per request
+      std::vector<std::uint64_t> addrs;
+      for (unsigned c = c0; c < std::min(cols, c0 + 16); ++c)
+        for (unsigned k = 0; k < 16; k += 8) addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, k));
+      std::vector<unsigned char> buf(addrs.size() * 16);
+      std::uint64_t landed = t;
+      if (auto e = read_chunks(addrs, t++, buf.data(), landed); !e.empty()) return "wgmma B: " + e;
+      std::memcpy(&b[q][std::size_t(c0) * 16], buf.data(), buf.size());
+      b_ready[q] = std::max(b_ready[q], landed);
+    }
+    b_smem_bytes_ += std::uint64_t(cols) * 32;
+    b_multicast_bytes_ += std::uint64_t(cols) * 32 * warps;
+  }
+  // 4. The math, warp by warp and column group by column group, then D back into registers.
+  std::uint64_t math_start = UINT64_MAX, end = 0;
+  std::vector<float> d(std::size_t(16) * n), tile;
+  std::vector<std::uint64_t> part_done(warps, 0);
+  for (unsigned w = 0; w < warps; ++w) {
+    const wgmma_request& r = g.parts[w];
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < n / 2; ++i) {
+        unsigned row = 0, col = 0;
+        wgmma_d_position(l, i, row, col);
+        float v = 0.0f;
+        if (r.accumulate && r.lanes[l]) std::memcpy(&v, &r.lanes[l][r.acc_reg + i], 4);
+        d[std::size_t(row) * n + col] = v;
+      }
+    for (unsigned q = 0; q < groups; ++q) {
+      const unsigned cols = std::min(cg, n - q * cg);
+      tile.resize(std::size_t(16) * cols);
+      for (unsigned row = 0; row < 16; ++row)
+        std::memcpy(&tile[std::size_t(row) * cols], &d[std::size_t(row) * n + q * cg], cols * 4);
+      mma_step_extension x;
+      x.m = 16;
+      x.n = cols;
+      x.k = 16;
+      x.type = r0.type;
+      x.a = a[w].data();
+      x.b = b[q].data();
+      x.d = tile.data();
+      tlm::tlm_generic_payload gp;
+      gp.set_command(tlm::TLM_IGNORE_COMMAND);
+      gp.set_data_length(0);
+      gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      gp.set_extension(&x);
+      const std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
+      math_start = std::min(math_start, ready);
+      if (w == 0) group_sig_.set(cycles(ready), q);
+      sc_core::sc_time delay = cycles(ready) - sc_core::sc_time_stamp();
+      (*tc[w])->b_transport(gp, delay);
+      gp.clear_extension(&x);
+      ++tc_blocks_;
+      if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+        return "tensor core " + std::to_string(w) + ": " + gp.get_response_string();
+      part_done[w] = std::max(part_done[w], to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+      for (unsigned row = 0; row < 16; ++row)
+        std::memcpy(&d[std::size_t(row) * n + q * cg], &tile[std::size_t(row) * cols], cols * 4);
+    }
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < n / 2; ++i) {
+        unsigned row = 0, col = 0;
+        wgmma_d_position(l, i, row, col);
+        if (r.lanes[l]) std::memcpy(&r.lanes[l][r.acc_reg + i], &d[std::size_t(row) * n + col], 4);
+      }
+    rf_write_bytes_ += std::uint64_t(16) * n * 4;
+    completion_[g.ids[w]] = static_cast<std::int64_t>(part_done[w]);  // the part's barrier
+    end = std::max(end, part_done[w]);
+  }
+  std::vector<std::uint64_t> sorted = part_done;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned k = 0; k < warps; ++k) parts_done_.set(cycles(sorted[k]), k + 1);
+  parts_done_.set(cycles(end + 1), 0);
+  state_.set(cycles(math_start), 3);
+  state_.set(cycles(end), 4);  // the end signal
+  state_.set(cycles(end + 1), 0);
+  buffer_free_ = math_start;  // double buffering: the next MMA's operands come in now
+  if (wgmmas_.value() == 1) first_end_ = end;
+  last_end_ = end;
+  return {};
+}
+
+void gmma_unit::attach_trace(trace_sink& sink) {
+  state_.attach(&sink, name(), "state", 3);
+  arrived_sig_.attach(&sink, name(), "start_barrier_arrived", 4);
+  group_sig_.attach(&sink, name(), "b_column_group", 8);
+  parts_done_.attach(&sink, name(), "parts_done", 4);
+}
+
+}  // namespace flynn

@@ -1,0 +1,64 @@
+// Tensor core: the D = A x B + C datapath of one sub-partition as a TLM-2.0 target. An
+// initiator (the GMMA state machine, operand collectors) sends one block of work per
+// transaction: a generic payload carrying an mma_step_extension that points at the A, B
+// and C/D tiles. The datapath works in steps of step_m x step_n x step_k multiply-adds,
+// `fma_per_cycle` per cycle, with a pipeline latency before D is written back; blocks are
+// served in arrival order. The arithmetic is the defined order of numeric.h. See
+// docs/modules/tensor_core.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/tensor/numeric.h"
+
+namespace flynn {
+
+// One block of tensor-core work: D (m x n, fp32, row-major) = A (m x k, row-major) x B +
+// D, with B given K-major (n rows of k elements). The pointers stay valid for the call.
+struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
+  unsigned m = 0, n = 0, k = 0;
+  element_type type = element_type::bf16;
+  const std::uint16_t* a = nullptr;
+  const std::uint16_t* b = nullptr;
+  float* d = nullptr;
+  tlm::tlm_extension_base* clone() const override { return new mma_step_extension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const mma_step_extension&>(e); }
+};
+
+struct tensor_core_params {
+  unsigned step_m = 4, step_n = 4, step_k = 4;  // one datapath step
+  unsigned fma_per_cycle = 512;                 // multiply-adds per cycle (whole steps)
+  unsigned latency = 8;                         // pipeline: last step to D written back
+  double clock_ns = 1.0;
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class tensor_core : public module {
+ public:
+  using params = tensor_core_params;
+  tlm_utils::simple_target_socket<tensor_core, 32> port;
+
+  tensor_core(const sc_core::sc_module_name& name, const params& p);
+  // Cycle by which all work received so far is written back.
+  std::uint64_t busy_until() const { return free_at_ + p_.latency; }
+  std::uint64_t busy_cycles() const { return busy_.value(); }
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  params p_;
+  std::uint64_t free_at_ = 0;
+  std::vector<float> af_, bf_;  // the block's operands widened to fp32
+  stat_counter blocks_, steps_, fmas_, busy_;
+  trace_signal busy_sig_;
+};
+
+}  // namespace flynn

@@ -1,0 +1,86 @@
+#include "flynn/tensor/tensor_core.h"
+
+#include <algorithm>
+
+namespace flynn {
+
+void tensor_core_params::visit(param_visitor& v) {
+  param(v, {"step_m", "", "rows of one datapath step"}, step_m, 1, 64);
+  param(v, {"step_n", "", "columns of one datapath step"}, step_n, 1, 64);
+  param(v, {"step_k", "", "depth of one datapath step"}, step_k, 1, 64);
+  param(v, {"fma_per_cycle", "FMA/cycle", "multiply-adds per cycle (a whole number of steps)"}, fma_per_cycle, 1, 1 << 16);
+  param(v, {"latency", "cycles", "pipeline latency from the last step to D written back"}, latency, 0, 1000);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> tensor_core_params::check() const {
+  std::vector<param_issue> r;
+  const unsigned step = step_m * step_n * step_k;
+  if (fma_per_cycle % step)
+    r.push_back({"fma_per_cycle", "a multiple of the step's " + std::to_string(step) + " multiply-adds",
+                 std::to_string(fma_per_cycle)});
+  return r;
+}
+
+tensor_core::tensor_core(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), port("port"), p_(p) {
+  throw_if_invalid("tensor_core", p_.check());
+  port.register_b_transport(this, &tensor_core::b_transport);
+  stats_.add("blocks", blocks_, "blocks", "blocks of work received");
+  stats_.add("steps", steps_, "steps", "datapath steps (step_m x step_n x step_k multiply-adds each)");
+  stats_.add("fmas", fmas_, "FMA", "multiply-adds");
+  stats_.add("busy_cycles", busy_, "cycles", "cycles the datapath computed");
+  stats_.add_real(
+      "utilisation",
+      [this] {
+        const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+        return now ? double(busy_.value()) / double(now) : 0.0;
+      },
+      "", "busy cycles / cycles of the run");
+}
+
+void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  mma_step_extension* x = nullptr;
+  gp.get_extension(x);
+  if (!x || !x->a || !x->b || !x->d || x->m == 0 || x->n == 0 || x->k == 0) {
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  // Timing: whole steps, in arrival order.
+  const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  const std::uint64_t steps = ceil_div(x->m, p_.step_m) * ceil_div(x->n, p_.step_n) * ceil_div(x->k, p_.step_k);
+  const std::uint64_t per_cycle = p_.fma_per_cycle / (p_.step_m * p_.step_n * p_.step_k);
+  const std::uint64_t busy = ceil_div(steps, per_cycle);
+  const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  const std::uint64_t start = std::max(arrive, free_at_);
+  if (start > free_at_) busy_sig_.set(cycles(free_at_), 0);
+  busy_sig_.set(cycles(start), 1);
+  busy_sig_.set(cycles(start + busy), 0);
+  free_at_ = start + busy;
+  ++blocks_;
+  steps_ += steps;
+  fmas_ += std::uint64_t(x->m) * x->n * x->k;
+  busy_ += busy;
+  // Arithmetic: acc = D; k ascending; fp32 additions of exact products.
+  af_.resize(std::size_t(x->m) * x->k);
+  bf_.resize(std::size_t(x->n) * x->k);
+  for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
+  for (std::size_t e = 0; e < bf_.size(); ++e) bf_[e] = to_f32(x->type, x->b[e]);
+  for (unsigned i = 0; i < x->m; ++i)
+    for (unsigned j = 0; j < x->n; ++j) {
+      volatile float acc = x->d[std::size_t(i) * x->n + j];
+      const float* ar = &af_[std::size_t(i) * x->k];
+      const float* bc = &bf_[std::size_t(j) * x->k];
+      for (unsigned q = 0; q < x->k; ++q) {
+        const float prod = ar[q] * bc[q];  // exact in fp32
+        acc = acc + prod;
+      }
+      x->d[std::size_t(i) * x->n + j] = acc;
+    }
+  delay = cycles(free_at_ + p_.latency) - sc_core::sc_time_stamp();
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void tensor_core::attach_trace(trace_sink& sink) { busy_sig_.attach(&sink, name(), "busy", 1); }
+
+}  // namespace flynn
