@@ -306,6 +306,37 @@ pass "the AT variant gives the same cycles and top.mem stats as LT"
 no_tmp_leftovers
 pass "no temporary folders left behind"
 
+# --------------------------------------------------------------------------- GMMA SM faults
+GEMM="$SRC/scenarios/gmma/h100_sm_gemm.json"
+KER="$SRC/testbenches/cli/kernels"
+flynn run "$GEMM" --set "workload.kernel=$KER/wgmma_bad_descriptor.s" --set workload.block=128 --out gmma_fault
+expect_rc 1
+stderr_has "PC 5 (line 8: wgmma.m64n64k16.f32.bf16 r0, r240, r242, 0): A descriptor"
+stderr_has "expected to lie in the first 128-byte row of a 1024-byte-aligned 128B swizzle pattern"
+pass "an invalid wgmma descriptor is a simulated fault naming the instruction and PC (exit 1)"
+
+flynn run "$GEMM" --set "workload.kernel=$KER/wgmma_missing_warp.s" --set workload.block=128 --out gmma_fault
+expect_rc 1
+stderr_has "deadlock: block 0 warp 0 at PC 11 (line 14: wgmma.wait_group 0) waits for wgmma groups that never complete"
+stderr_has "wgmma start barrier: warpgroup 0: warps 0, 1, 2 of 4 arrived"
+pass "a warp of the warpgroup that never issues the wgmma gives a deadlock report naming the warps (exit 1)"
+
+flynn run "$GEMM" --set "workload.kernel=$KER/mbarrier_never.s" --set workload.block=128 --out gmma_fault
+expect_rc 1
+stderr_has "waits on the mbarrier at shared 0x40 for the phase of parity 0, which never completes (phase 0: 1 of 2 arrivals"
+pass "a wait on an mbarrier phase that never completes is reported (exit 1)"
+
+flynn run "$GEMM" --set 'workload.tensor_maps=[{"global":0,"dims":[512,512],"strides":[1000],"box":[64,64]}]' --out gmma_bad_input
+expect_rc 2
+stderr_has "workload.tensor_maps[0]: expected a valid tensor descriptor, found strides[1] = 1000: expected a non-zero multiple of 16 bytes"
+[[ ! -e gmma_bad_input ]] || fail "$LAST: left an output folder"
+pass "an invalid tensor map in the scenario is bad input naming its JSON path (exit 2)"
+
+flynn run "$GEMM" --set 'workload.tensor_maps=[{"global":0,"dims":[512,512],"strides":[1024],"box":[300,64]}]' --out gmma_fault
+expect_rc 2
+stderr_has "workload.tensor_maps[0].box[0]: expected 1 .. 256 elements, found 300"
+pass "a tensor map box over 256 is bad input (exit 2)"
+
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
 # A run stopped by the cycle limit reports the limit as its cycle count, also when the
