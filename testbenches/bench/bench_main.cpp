@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <systemc>
 
 #include "flynn/common/registry.h"
+#include "flynn/tensor/numeric.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/scenario.h"
@@ -155,6 +157,44 @@ json case_simt_divergence(std::uint64_t n) {
                                        "workload.init.0.random=" + std::to_string(n)});
 }
 
+// h100_sm_gemm at M = N = 512 and depth k: the whole run (simulation and both checks) timed,
+// then a plain host GEMM of the same size (the reference arithmetic) timed in the same process.
+json case_gemm(std::uint64_t k) {
+  flynn::scenario_doc sd = flynn::load_scenario_doc(FLYNN_SOURCE_DIR "/scenarios/gmma/h100_sm_gemm.json");
+  const std::uint64_t a = 0, b = 512 * k * 2, c = 2 * b;
+  for (const std::string& set :
+       {"workload.params=[512,512," + std::to_string(k) + "," + std::to_string(c) + "]",
+        "workload.tensor_maps.0.dims=[" + std::to_string(k) + ",512]",
+        "workload.tensor_maps.0.strides=[" + std::to_string(2 * k) + "]",
+        "workload.tensor_maps.1.global=" + std::to_string(b),
+        "workload.tensor_maps.1.dims=[" + std::to_string(k) + ",512]",
+        "workload.tensor_maps.1.strides=[" + std::to_string(2 * k) + "]",
+        "workload.init.0.address=" + std::to_string(a), "workload.init.0.random_bf16=" + std::to_string(512 * k),
+        "workload.init.1.address=" + std::to_string(b), "workload.init.1.random_bf16=" + std::to_string(512 * k),
+        "modules.gmem.size_bytes=" + std::to_string(c + 512 * 512 * 4)})
+    flynn::apply_override(sd, set);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  const auto t0 = std::chrono::steady_clock::now();
+  flynn::run_result r = p.simulate(0);
+  if (!r.failed()) p.verify(r);
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.failed()) throw std::runtime_error("h100_sm_gemm: " + r.message);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<std::uint16_t> ha(512 * k), hb(512 * k);
+  for (auto& x : ha) x = flynn::from_f32(flynn::element_type::bf16, u(rng));
+  for (auto& x : hb) x = flynn::from_f32(flynn::element_type::bf16, u(rng));
+  std::vector<float> hc(512 * 512, 0.0f), hd;
+  const auto t1 = std::chrono::steady_clock::now();
+  flynn::reference_gemm(flynn::element_type::bf16, 512, 512, static_cast<unsigned>(k), ha, hb, hc, hd);
+  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const double fmas = 512.0 * 512.0 * double(k);
+  return {{"k", k}, {"cycles", r.cycles}, {"seconds", sec}, {"host_gemm_seconds", host},
+          {"ratio_to_host_gemm", sec / host}, {"rate", fmas / sec}, {"unit", "FMA/s"}};
+}
+
 json run_case(const std::string& name, std::uint64_t n) {
   json r;
   if (name == "kernel") r = case_kernel(n);
@@ -163,6 +203,7 @@ json run_case(const std::string& name, std::uint64_t n) {
   else if (name == "vector_daxpy") r = case_daxpy(n);
   else if (name == "simt_vecadd" || name == "simt_vecadd_2x") r = case_simt_vecadd(n);
   else if (name == "simt_divergence") r = case_simt_divergence(n);
+  else if (name == "h100_sm_gemm" || name == "h100_sm_gemm_2k") r = case_gemm(n);
   else throw std::runtime_error("unknown case " + name);
   r["case"] = name;
   r["peak_rss_mb"] = peak_rss_mb();
@@ -233,6 +274,8 @@ int sc_main(int argc, char* argv[]) {
         {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 1048576 / scale, 2e6, 1e9},
         {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 1048576 / scale, 2e6, 1e9},
         {"simt_divergence", "SIMT core: divergent if/else kernel", 1048576 / scale, 2e6, 1e9},
+        {"h100_sm_gemm", "GMMA SM: 512 x 512 x K bf16 GEMM, K = count", quick ? 128u : 512u, 0, 0},
+        {"h100_sm_gemm_2k", "GMMA SM: the same GEMM at twice the depth", quick ? 256u : 1024u, 0, 0},
     };
     json all = json::array();
     std::cout << std::left << std::setw(17) << "case" << std::setw(52) << "what" << std::right
@@ -247,6 +290,9 @@ int sc_main(int argc, char* argv[]) {
         r["meets_target"] = r["rate"].get<double>() >= p.target && r["peak_rss_mb"].get<double>() < p.mem_mb;
       }
       if (p.name == "kernel") kernel_rate = r["rate"].get<double>();
+      if (p.name == "h100_sm_gemm_2k")
+        for (const auto& x : all)
+          if (x["case"] == "h100_sm_gemm") r["host_time_ratio_to_1x"] = r["seconds"].get<double>() / x["seconds"].get<double>();
       if (p.name == "simt_vecadd_2x") {
         for (const auto& x : all) {
           if (x["case"] == "simt_vecadd")
@@ -264,10 +310,20 @@ int sc_main(int argc, char* argv[]) {
     }
     std::filesystem::create_directories(out);
     std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"results", all}}.dump(2) << "\n";
-    for (const auto& x : all)
-      if (x.contains("host_time_ratio_to_1x"))
+    for (const auto& x : all) {
+      if (x["case"] == "simt_vecadd_2x")
         std::cout << "simt_vecadd host time, 2x grid / 1x grid: " << std::setprecision(3)
                   << x["host_time_ratio_to_1x"].get<double>() << " (target <= 2.1)\n";
+      if (x["case"] == "h100_sm_gemm" || x["case"] == "h100_sm_gemm_2k")
+        std::cout << x["case"].get<std::string>() << " K = " << x["k"].get<std::uint64_t>() << ": "
+                  << x["cycles"].get<std::uint64_t>() << " cycles, " << std::setprecision(3) << x["seconds"].get<double>()
+                  << " s host, plain host GEMM " << x["host_gemm_seconds"].get<double>() << " s, ratio "
+                  << x["ratio_to_host_gemm"].get<double>() << " (target <= 3), peak "
+                  << std::setprecision(1) << x["peak_rss_mb"].get<double>() << " MB\n";
+      if (x["case"] == "h100_sm_gemm_2k")
+        std::cout << "h100_sm_gemm host time, 2K / K: " << std::setprecision(3)
+                  << x["host_time_ratio_to_1x"].get<double>() << " (target <= 2.1)\n";
+    }
     std::cout << "written: " << out << "/bench.json\n";
     return 0;
   } catch (const std::exception& e) {
