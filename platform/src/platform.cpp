@@ -1,5 +1,9 @@
 #include "flynn/platform/platform.h"
 
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -200,6 +204,22 @@ void platform::bind_all() {
         throw input_error(sd_.origin_of("bindings"), "bindings",
                           "a binding for every socket", "socket '" + ref + "' left unbound");
     }
+  for (const auto& c : spec_.calibration) {
+    std::vector<std::string> names;
+    bool found = false;
+    for (auto* m : modules_)
+      for (const auto& e : m->stats().entries())
+        if (e.k == stat_entry::kind::counter || e.k == stat_entry::kind::real) {
+          names.push_back(std::string(m->name()) + "." + e.name);
+          found = found || names.back() == c.stat;
+        }
+    if (!found) {
+      const std::string hint = did_you_mean(c.stat, names);
+      throw input_error(sd_.origin_of(c.path), c.path + ".stat",
+                        "a statistic of the platform (module.stat, e.g. top.sm.ipc)" + (hint.empty() ? "" : "; " + hint),
+                        "'" + c.stat + "'");
+    }
+  }
 }
 
 void platform::attach_trace(trace_sink& sink) {
@@ -256,6 +276,37 @@ run_result platform::simulate(std::uint64_t max_cycles) {
 void platform::verify(run_result& r) const {
   run_functional_checks(*this, r);
   if (!r.failed() && workload_) workload_->check(*this, r);
+  if (!r.failed()) check_calibration(r);
+}
+
+// Published figures: the model's statistic against each, within its tolerance.
+void platform::check_calibration(run_result& r) const {
+  for (const auto& c : spec_.calibration) {
+    const auto dot = c.stat.rfind('.');
+    const std::string owner = dot == std::string::npos ? "" : c.stat.substr(0, dot), stat = c.stat.substr(dot + 1);
+    const stat_entry* found = nullptr;
+    for (auto* m : modules_)
+      if (std::string(m->name()) == owner)
+        for (const auto& e : m->stats().entries())
+          if (e.name == stat && (e.k == stat_entry::kind::counter || e.k == stat_entry::kind::real)) found = &e;
+    if (!found) {
+      r.state = run_result::status::mismatch;
+      r.message = c.path + ": no statistic '" + c.stat + "' (a counter or value of a module, e.g. top.sm.ipc)";
+      return;
+    }
+    const double model = found->k == stat_entry::kind::counter ? double(found->counter->value()) : found->real();
+    const double dev = c.published != 0 ? (model - c.published) / c.published : model;
+    std::ostringstream line;
+    line << "calibration: " << c.stat << " = " << model << ", published " << c.published << " ("
+         << std::showpos << std::fixed << std::setprecision(1) << 100.0 * dev << std::noshowpos << "%, tolerance "
+         << 100.0 * c.tolerance << "%)" << (c.source.empty() ? "" : "; " + c.source);
+    if (std::fabs(dev) > c.tolerance) {
+      r.state = run_result::status::mismatch;
+      r.message = line.str() + ": outside the tolerance";
+      return;
+    }
+    r.checks.push_back(line.str());
+  }
 }
 
 bool platform::runs_program() const {

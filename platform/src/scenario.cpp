@@ -183,7 +183,7 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
 namespace {
 
 const std::vector<std::string> top_keys = {"name", "description", "clock_ns", "max_cycles",
-                                           "modules", "bindings", "workload"};
+                                           "modules", "bindings", "workload", "calibration"};
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -202,7 +202,7 @@ scenario parse_scenario(const scenario_doc& sd) {
   for (auto it = d.begin(); it != d.end(); ++it)
     if (std::find(top_keys.begin(), top_keys.end(), it.key()) == top_keys.end()) {
       const std::string hint = did_you_mean(it.key(), top_keys);
-      fail(it.key(), "one of the scenario keys (name, description, clock_ns, max_cycles, modules, bindings, workload)" +
+      fail(it.key(), "one of the scenario keys (name, description, clock_ns, max_cycles, modules, bindings, workload, calibration)" +
                          (hint.empty() ? "" : "; " + hint),
            "unknown key '" + it.key() + "'");
     }
@@ -255,6 +255,36 @@ scenario parse_scenario(const scenario_doc& sd) {
       if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string())
         fail(path, "a pair [\"initiator.socket\", \"target.socket\"]", json_kind(e));
       s.bindings.push_back({e[0].get<std::string>(), e[1].get<std::string>(), path});
+    }
+  }
+  if (d.contains("calibration")) {
+    const json& c = d["calibration"];
+    if (!c.is_array()) fail("calibration", "an array of {\"stat\", \"published\", \"tolerance\", \"source\"}", json_kind(c));
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const std::string path = index_path("calibration", i);
+      const json& e = c[i];
+      if (!e.is_object()) fail(path, "an object {\"stat\", \"published\", \"tolerance\", \"source\"}", json_kind(e));
+      for (auto it = e.begin(); it != e.end(); ++it)
+        if (it.key() != "stat" && it.key() != "published" && it.key() != "tolerance" && it.key() != "source")
+          fail(path + "." + it.key(), "stat, published, tolerance or source", "unknown key '" + it.key() + "'");
+      calibration_target t;
+      t.path = path;
+      if (!e.contains("stat") || !e["stat"].is_string())
+        fail(path + ".stat", "a statistic (\"top.sm.shared_load_latency\")", e.contains("stat") ? json_kind(e["stat"]) : "nothing (missing)");
+      t.stat = e["stat"].get<std::string>();
+      if (!e.contains("published") || !e["published"].is_number())
+        fail(path + ".published", "a number", e.contains("published") ? json_kind(e["published"]) : "nothing (missing)");
+      t.published = e["published"].get<double>();
+      if (e.contains("tolerance")) {
+        if (!e["tolerance"].is_number() || e["tolerance"].get<double>() < 0 || e["tolerance"].get<double>() > 10)
+          fail(path + ".tolerance", "a relative tolerance in [0, 10]", json_kind(e["tolerance"]));
+        t.tolerance = e["tolerance"].get<double>();
+      }
+      if (e.contains("source")) {
+        if (!e["source"].is_string()) fail(path + ".source", "a string", json_kind(e["source"]));
+        t.source = e["source"].get<std::string>();
+      }
+      s.calibration.push_back(std::move(t));
     }
   }
   if (d.contains("workload")) {

@@ -337,6 +337,25 @@ expect_rc 2
 stderr_has "workload.tensor_maps[0].box[0]: expected 1 .. 256 elements, found 300"
 pass "a tensor map box over 256 is bad input (exit 2)"
 
+# --------------------------------------------------------------------------- calibration targets
+CAL="$SRC/scenarios/gmma/calibration_h100_sm.json"
+flynn run "$CAL" --out cal_ok
+expect_rc 0
+stdout_has "calibration: top.sm.shared_load_latency = 29, published 29 (+0.0%, tolerance 10.0%)"
+stdout_has "calibration: top.sm.tma_round_trip = 367, published 367"
+pass "the H100 SM preset reproduces its published latencies and prints model vs published"
+
+flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latency","published":50,"tolerance":0.1}]' --out cal_off
+expect_rc 1
+stderr_has "top.sm.shared_load_latency = 29, published 50 (-42.0%, tolerance 10.0%): outside the tolerance"
+pass "a model figure outside a published figure's tolerance fails the run (exit 1)"
+
+flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latncy","published":50}]' --out cal_bad
+expect_rc 2
+stderr_has "calibration[0].stat: expected a statistic of the platform (module.stat, e.g. top.sm.ipc); did you mean 'top.sm.shared_load_latency'?"
+[[ ! -e cal_bad ]] || fail "$LAST: left an output folder"
+pass "an unknown statistic in a calibration target is bad input (exit 2)"
+
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
 # A run stopped by the cycle limit reports the limit as its cycle count, also when the

@@ -16,6 +16,8 @@ void gmma_unit_params::visit(param_visitor& v) {
         256);
   param(v, {"start_latency", "cycles", "from the start barrier (last warp arrived) to the first operand request"},
         start_latency, 0, 1000);
+  param(v, {"operand_buffers", "MMAs", "operand buffers: the MMA computing and up to operand_buffers - 1 fetched ahead"},
+        operand_buffers, 1, 16);
   param(v, {"rf_read_bytes_per_cycle", "B/cycle", "A from registers (.rs): register-file read bandwidth per sub-partition"},
         rf_read_bytes_per_cycle, 1, 1 << 16);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
@@ -187,7 +189,11 @@ std::string gmma_unit::run(gathering& g) {
   ++wgmmas_;
   fmas_ += std::uint64_t(warps) * 16 * n * 16;
   const std::uint64_t start = last + p_.start_latency;
-  std::uint64_t t = std::max(start, buffer_free_);  // request issue cycle
+  std::uint64_t t = start;  // request issue cycle: when an operand buffer is free
+  if (p_.operand_buffers > 1 && math_starts_.size() >= p_.operand_buffers - 1)
+    t = std::max(t, math_starts_[math_starts_.size() - (p_.operand_buffers - 1)]);
+  else if (p_.operand_buffers == 1 && last_end_ > 0)
+    t = std::max(t, last_end_);
   state_.set(cycles(start), 2);
 
   // 2. A slices: warp w's rows 16w .. 16w+15, row-major 16 x 16.
@@ -303,7 +309,8 @@ std::string gmma_unit::run(gathering& g) {
   state_.set(cycles(math_start), 3);
   state_.set(cycles(end), 4);  // the end signal
   state_.set(cycles(end + 1), 0);
-  buffer_free_ = math_start;  // double buffering: the next MMA's operands come in now
+  math_starts_.push_back(math_start);
+  while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
   if (wgmmas_.value() == 1) first_end_ = end;
   last_end_ = end;
   return {};

@@ -78,6 +78,7 @@ struct simt_core::warp {
   std::deque<std::uint64_t> inflight;
   std::array<std::uint64_t, simt::num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
+  std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
 };
@@ -115,6 +116,14 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
              "cycles without a ready warp, the next ready one waiting on an mbarrier phase (or another async unit)");
   stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
              "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
+  auto mean = [this](const char* stat, const std::pair<stat_counter, stat_counter>& x, const char* what) {
+    stats_.add_real(
+        stat, [&x] { return x.first.value() ? double(x.second.value()) / double(x.first.value()) : 0.0; }, "cycles", what);
+  };
+  mean("shared_load_latency", shared_load_latency_, "mean cycles from issuing a shared load to its data in the registers");
+  mean("global_load_latency", global_load_latency_, "mean cycles from issuing a global load to its data in the registers");
+  mean("tma_round_trip", tma_round_trip_,
+       "mean cycles from a warp's tma.load to the end of its next mbarrier.wait (the copy's round trip as the warp sees it)");
   stats_.add("mbarrier_ops", mbarrier_ops_, "operations", "mbarrier init, arrive and wait operations (per thread)");
   stats_.add("tma_loads", tma_loads_, "copies", "tma.load copies started");
   stats_.add("wgmma_issued", wgmma_issued_, "instructions", "wgmma instructions issued (one per warp)");
@@ -873,6 +882,12 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
     case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
       done = execute_async(w, in, mask, t) + occupancy;
+      if (in.code == op::tma_load) w.tma_issued_at = static_cast<std::int64_t>(t);
+      if (in.code == op::mbar_wait && w.tma_issued_at >= 0) {  // the copy's round trip as the warp sees it
+        ++tma_round_trip_.first;
+        tma_round_trip_.second += done - static_cast<std::uint64_t>(w.tma_issued_at);
+        w.tma_issued_at = -1;
+      }
       top.pc = pc + 1;
       w.why = warp::wait::async;
       blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait;
@@ -880,6 +895,11 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     case op::ld:
     case op::st:
       done = execute_memory(w, in, mask, t);
+      if (in.code == op::ld && fault_.empty()) {  // load latency: issue to data in the registers
+        auto& [n, sum] = in.sp == simt::space::shared ? shared_load_latency_ : global_load_latency_;
+        ++n;
+        sum += done - t;
+      }
       top.pc = pc + 1;
       w.why = warp::wait::memory;
       blocking = false;

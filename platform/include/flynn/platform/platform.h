@@ -52,6 +52,7 @@ class platform {
   // The two halves of run(): simulation alone, and the functional checks of a finished run.
   run_result simulate(std::uint64_t max_cycles);
   void verify(run_result& r) const;
+  void check_calibration(run_result& r) const;
 
  private:
   struct top_module;

@@ -35,8 +35,16 @@ struct binding_spec {
   std::string initiator, target, path;
 };
 
+// A published figure the model should reproduce: after the run the statistic `stat`
+// ("top.sm.shared_load_latency") is compared with `published` within `tolerance` (relative).
+struct calibration_target {
+  std::string stat, source, path;
+  double published = 0, tolerance = 0.1;
+};
+
 struct scenario {
   std::string name, description;
+  std::vector<calibration_target> calibration;
   double clock_ns = 1.0;
   std::uint64_t max_cycles = 0;
   std::vector<module_spec> modules;

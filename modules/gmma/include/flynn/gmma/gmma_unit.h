@@ -8,8 +8,7 @@
 //      the math;
 //   4. writes each warp's D fragment back into its accumulator registers; a per-part
 //      barrier records when each warp's part is done, and the end when all are.
-// Operand buffers are double-buffered: the next MMA's operands are fetched while the
-// current one computes. See docs/modules/gmma_unit.md.
+// Operand buffers let the next MMAs' operands be fetched while the current one computes. See docs/modules/gmma_unit.md.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +30,7 @@ struct gmma_unit_params {
   unsigned warps = 4;               // warps per warpgroup = sub-partitions = tensor cores
   unsigned column_group = 8;        // B columns delivered to the datapaths together
   unsigned start_latency = 2;       // start barrier to the first operand request
+  unsigned operand_buffers = 3;     // MMAs whose operands are held: the computing one and those fetched ahead
   unsigned rf_read_bytes_per_cycle = 128;  // .rs: A fragment read per sub-partition
   double clock_ns = 1.0;
   void visit(param_visitor& v);
@@ -72,7 +72,7 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   params p_;
   std::vector<std::int64_t> completion_;  // by id; -1 while the group is incomplete
   std::map<unsigned, std::deque<gathering>> open_;
-  std::uint64_t buffer_free_ = 0;          // the operand buffers take the next MMA's operands
+  std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0;
   stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
       rf_write_bytes_, fmas_, start_wait_, tc_blocks_;

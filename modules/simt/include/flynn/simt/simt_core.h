@@ -128,6 +128,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
       idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
       blocks_launched_, dwf_merged_, dwf_collisions_;
   std::vector<stat_counter> per_warp_, active_hist_;
+  std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
   std::vector<trace_signal> warp_state_;
 };
