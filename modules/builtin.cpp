@@ -2,6 +2,7 @@
 #include "flynn/gmma/gmma_unit.h"
 #include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
+#include "flynn/simt/register_file.h"
 #include "flynn/simt/simt_core.h"
 #include "flynn/tensor/tensor_core.h"
 #include "flynn/tma/tma_loader.h"
@@ -26,6 +27,8 @@ void register_builtin_modules(module_registry& r) {
                     "warpgroup MMA operand delivery with the sharing scope as a parameter (8-thread group, warp, warpgroup)");
   r.add<simt_core>("simt_core",
                    "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit, async units");
+  r.add<register_file>("register_file",
+                       "sub-partition register file: banks, operand collectors and a result queue (TLM target port)");
   r.add<tensor_core>("tensor_core", "tensor core: D = A x B + C datapath in steps, fed over TLM (target socket port)");
   r.add<gmma_unit>("gmma_unit",
                    "GMMA state machine: runs a warpgroup's wgmma (start barrier, A per warp, B multicast, write-back)");

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "flynn/common/format.h"
+#include "flynn/simt/register_file.h"
 #include "flynn/tensor/tensor_core.h"
 #include "flynn/tlm/lanes_extension.h"
 
@@ -18,8 +19,6 @@ void gmma_unit_params::visit(param_visitor& v) {
         start_latency, 0, 1000);
   param(v, {"operand_buffers", "MMAs", "operand buffers: the MMA computing and up to operand_buffers - 1 fetched ahead"},
         operand_buffers, 1, 16);
-  param(v, {"rf_read_bytes_per_cycle", "B/cycle", "A from registers (.rs): register-file read bandwidth per sub-partition"},
-        rf_read_bytes_per_cycle, 1, 1 << 16);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
@@ -36,6 +35,8 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
   for (unsigned w = 0; w < p_.warps; ++w) {
     tc.push_back(std::make_unique<tlm::tlm_initiator_socket<32>>(("tc" + std::to_string(w)).c_str()));
     tc.back()->bind(*this);
+    rf.push_back(std::make_unique<tlm::tlm_initiator_socket<32>>(("rf" + std::to_string(w)).c_str()));
+    rf.back()->bind(*this);
   }
   link.bind(*this);
   stats_.add("wgmma", wgmmas_, "instructions", "warpgroup MMAs run (one per group of warps)");
@@ -46,7 +47,8 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
   stats_.add("a_smem_bytes", a_smem_bytes_, "B", "A bytes read from shared memory");
   stats_.add("b_smem_bytes", b_smem_bytes_, "B", "B bytes read from shared memory (once per MMA)");
   stats_.add("b_multicast_bytes", b_multicast_bytes_, "B", "B bytes delivered to the sub-partitions (multicast)");
-  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A bytes read from the register file (.rs)");
+  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A operand bytes read from the register files (.rs)");
+  stats_.add("rf_accumulator_bytes", rf_acc_read_bytes_, "B", "accumulator (C) bytes read from the register files");
   stats_.add("rf_write_bytes", rf_write_bytes_, "B", "D bytes written back into the accumulator registers");
   stats_.add("fmas", fmas_, "FMA", "multiply-adds of the MMAs");
   stats_.add("tensor_core_blocks", tc_blocks_, "blocks", "blocks of work sent to the tensor cores (one per warp and column group)");
@@ -180,6 +182,30 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
   return {};
 }
 
+// Reads or writes warp registers `regs` of warp part `r` through sub-partition w's register
+// file; `data` is register-major (128 bytes per register).
+std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs,
+                                 std::uint64_t at, std::vector<unsigned char>& data, std::uint64_t& done) {
+  register_access_extension x;
+  x.lanes = r.lanes;
+  x.registers = std::move(regs);
+  data.resize(x.registers.size() * 128);
+  tlm::tlm_generic_payload gp;
+  gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  gp.set_data_ptr(data.data());
+  gp.set_data_length(static_cast<unsigned>(data.size()));
+  gp.set_streaming_width(static_cast<unsigned>(data.size()));
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&x);
+  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  (*rf[w])->b_transport(gp, delay);
+  gp.clear_extension(&x);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+    return "register file " + std::to_string(w) + ": " + gp.get_response_string();
+  done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  return {};
+}
+
 std::string gmma_unit::run(gathering& g) {
   const wgmma_request& r0 = g.parts[0];
   const unsigned n = r0.n, warps = p_.warps, cg = p_.column_group;
@@ -205,16 +231,20 @@ std::string gmma_unit::run(gathering& g) {
   for (unsigned w = 0; w < warps; ++w) {
     const wgmma_request& r = g.parts[w];
     if (r.a_in_registers) {
+      std::vector<unsigned char> data;
+      if (auto e = registers(w, false, r, {r.a_reg, r.a_reg + 1, r.a_reg + 2, r.a_reg + 3}, t, data, a_ready[w]);
+          !e.empty())
+        return "wgmma A: " + e;
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned i = 0; i < 4; ++i) {
           unsigned row = 0, col = 0;
           wgmma_a_position(l, i, row, col);
-          const std::uint32_t v = r.a_frag[l][i];
+          std::uint32_t v = 0;
+          std::memcpy(&v, &data[128 * i + 4 * l], 4);
           a[w][row * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
           a[w][row * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
         }
       rf_read_bytes_ += 512;
-      a_ready[w] = t + (512 + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
     } else {
       std::vector<std::uint64_t> addrs;
       for (unsigned row = 0; row < 16; ++row)
@@ -249,23 +279,30 @@ std::string gmma_unit::run(gathering& g) {
   }
   // 4. The math, warp by warp and column group by column group, then D back into registers.
   std::uint64_t math_start = UINT64_MAX, end = 0;
-  std::vector<float> d(std::size_t(16) * n), tile;
+  std::vector<float> tile;
   std::vector<std::uint64_t> part_done(warps, 0);
   for (unsigned w = 0; w < warps; ++w) {
     const wgmma_request& r = g.parts[w];
-    for (unsigned l = 0; l < 32; ++l)
-      for (unsigned i = 0; i < n / 2; ++i) {
-        unsigned row = 0, col = 0;
-        wgmma_d_position(l, i, row, col);
-        float v = 0.0f;
-        if (r.accumulate && r.lanes[l]) std::memcpy(&v, &r.lanes[l][r.acc_reg + i], 4);
-        d[std::size_t(row) * n + col] = v;
-      }
     for (unsigned q = 0; q < groups; ++q) {
       const unsigned cols = std::min(cg, n - q * cg);
-      tile.resize(std::size_t(16) * cols);
-      for (unsigned row = 0; row < 16; ++row)
-        std::memcpy(&tile[std::size_t(row) * cols], &d[std::size_t(row) * n + q * cg], cols * 4);
+      // The group's accumulator registers: 4 per 8 columns (register 4j + k holds columns of chunk j).
+      std::vector<unsigned> regs;
+      for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
+      std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
+      tile.assign(std::size_t(16) * cols, 0.0f);
+      std::vector<unsigned char> data;
+      if (r.accumulate) {  // C from the accumulators
+        std::uint64_t c_ready = ready;
+        if (auto e = registers(w, false, r, regs, ready, data, c_ready); !e.empty()) return "wgmma C: " + e;
+        ready = c_ready;
+        rf_acc_read_bytes_ += data.size();
+        for (unsigned l = 0; l < 32; ++l)
+          for (unsigned k = 0; k < regs.size(); ++k) {
+            unsigned row = 0, col = 0;
+            wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
+            std::memcpy(&tile[std::size_t(row) * cols + (col - q * cg)], &data[128 * k + 4 * l], 4);
+          }
+      }
       mma_step_extension x;
       x.m = 16;
       x.n = cols;
@@ -279,7 +316,6 @@ std::string gmma_unit::run(gathering& g) {
       gp.set_data_length(0);
       gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       gp.set_extension(&x);
-      const std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(cycles(ready), q);
       sc_core::sc_time delay = cycles(ready) - sc_core::sc_time_stamp();
@@ -288,17 +324,20 @@ std::string gmma_unit::run(gathering& g) {
       ++tc_blocks_;
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
         return "tensor core " + std::to_string(w) + ": " + gp.get_response_string();
-      part_done[w] = std::max(part_done[w], to_cycles_ceil(sc_core::sc_time_stamp() + delay));
-      for (unsigned row = 0; row < 16; ++row)
-        std::memcpy(&d[std::size_t(row) * n + q * cg], &tile[std::size_t(row) * cols], cols * 4);
+      // D back into the accumulators through the register file's result queue.
+      data.assign(regs.size() * 128, 0);
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned k = 0; k < regs.size(); ++k) {
+          unsigned row = 0, col = 0;
+          wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
+          std::memcpy(&data[128 * k + 4 * l], &tile[std::size_t(row) * cols + (col - q * cg)], 4);
+        }
+      std::uint64_t written = 0;
+      if (auto e = registers(w, true, r, regs, to_cycles_ceil(sc_core::sc_time_stamp() + delay), data, written); !e.empty())
+        return "wgmma D: " + e;
+      part_done[w] = std::max(part_done[w], written);
+      rf_write_bytes_ += data.size();
     }
-    for (unsigned l = 0; l < 32; ++l)
-      for (unsigned i = 0; i < n / 2; ++i) {
-        unsigned row = 0, col = 0;
-        wgmma_d_position(l, i, row, col);
-        if (r.lanes[l]) std::memcpy(&r.lanes[l][r.acc_reg + i], &d[std::size_t(row) * n + col], 4);
-      }
-    rf_write_bytes_ += std::uint64_t(16) * n * 4;
     completion_[g.ids[w]] = static_cast<std::int64_t>(part_done[w]);  // the part's barrier
     end = std::max(end, part_done[w]);
   }

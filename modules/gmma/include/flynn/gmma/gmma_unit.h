@@ -2,11 +2,13 @@
 // for the SIMT core, following the event flow of a group-of-warps MMA:
 //   1. start barrier: waits until every warp of the group issued its part;
 //   2. moves each warp's 16-row A slice into its sub-partition's datapath (from shared
-//      memory through the matrix descriptor, or from the warp's registers with .rs);
+//      memory through the matrix descriptor, or with .rs from the warp's registers through
+//      the sub-partition's register file, a TLM target);
 //   3. reads B from shared memory once, column group by column group, and multicasts each
 //      group to all sub-partitions' tensor cores (TLM targets), pipelining the reads with
 //      the math;
-//   4. writes each warp's D fragment back into its accumulator registers; a per-part
+//   4. writes each warp's D fragment back into its accumulator registers (reading them first
+//      when accumulating) through the register file, column group by column group; a per-part
 //      barrier records when each warp's part is done, and the end when all are.
 // Operand buffers let the next MMAs' operands be fetched while the current one computes. See docs/modules/gmma_unit.md.
 #pragma once
@@ -31,7 +33,6 @@ struct gmma_unit_params {
   unsigned column_group = 8;        // B columns delivered to the datapaths together
   unsigned start_latency = 2;       // start barrier to the first operand request
   unsigned operand_buffers = 3;     // MMAs whose operands are held: the computing one and those fetched ahead
-  unsigned rf_read_bytes_per_cycle = 128;  // .rs: A fragment read per sub-partition
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
@@ -42,6 +43,7 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   using params = gmma_unit_params;
   tlm::tlm_initiator_socket<32> smem;
   std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> tc;  // tc0 .. tc{warps-1}
+  std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> rf;  // rf0 .. rf{warps-1}: register files
   sc_core::sc_export<gmma_if> link;
 
   gmma_unit(const sc_core::sc_module_name& name, const params& p);
@@ -61,6 +63,8 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   };
   std::string check_operands(const wgmma_request& r) const;
   std::string run(gathering& g);
+  std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
+                        std::vector<unsigned char>& data, std::uint64_t& done);
   std::string read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                           std::uint64_t& landed);
 
@@ -75,7 +79,7 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0;
   stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
-      rf_write_bytes_, fmas_, start_wait_, tc_blocks_;
+      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_;
   trace_signal state_, group_sig_, arrived_sig_, parts_done_;
 };
 

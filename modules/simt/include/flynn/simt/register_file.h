@@ -1,0 +1,70 @@
+// Register file of one sub-partition with operand collectors, as a TLM-2.0 target: a
+// warp register (32 lanes x 4 B = 128 B) lives in bank (register mod banks); a bank reads
+// or writes one warp register per cycle. A read request (an operand collector gathering the
+// registers of one operand) takes as many cycles as its busiest bank plus the crossbar; a
+// write request (D fragments coming back) goes through a result queue of `result_queue`
+// entries that drains into the banks. The register values themselves live with the warps
+// (the SIMT core): the request carries pointers to the lanes' registers and the module
+// moves the data between them and the payload. See docs/modules/register_file.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+
+namespace flynn {
+
+// Which warp registers to read or write (TLM_READ_COMMAND / TLM_WRITE_COMMAND); the data
+// is register-major: register k's 32 lanes at offset 128 k.
+struct register_access_extension : tlm::tlm_extension<register_access_extension> {
+  std::array<std::uint32_t*, 32> lanes{};  // each lane's register array
+  std::vector<unsigned> registers;
+  tlm::tlm_extension_base* clone() const override { return new register_access_extension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    *this = static_cast<const register_access_extension&>(e);
+  }
+};
+
+struct register_file_params {
+  unsigned banks = 4;            // register banks
+  unsigned crossbar_latency = 1; // bank to operand collector
+  unsigned result_queue = 8;     // write-back entries buffered before the banks
+  double clock_ns = 1.0;
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const { return {}; }
+};
+
+class register_file : public module {
+ public:
+  using params = register_file_params;
+  tlm_utils::simple_target_socket<register_file, 32> port;
+
+  register_file(const sc_core::sc_module_name& name, const params& p);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  params p_;
+  // Requests may arrive out of time order (initiators run ahead under temporal decoupling),
+  // so banks keep the set of cycles they are reserved in, and the result queue its entries.
+  std::uint64_t reserve(unsigned bank, std::uint64_t t);
+  void prune(std::uint64_t t);
+  struct bank_slots {           // reserved cycles as a bitmap from cycle 64 * first_word
+    std::deque<std::uint64_t> words;
+    std::uint64_t first_word = 0;
+  };
+  std::vector<bank_slots> busy_;
+  std::multimap<std::uint64_t, std::uint64_t> queue_;  // write-back entries: [enter, leave)
+  std::uint64_t horizon_ = 0, longest_ = 1;
+  stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_;
+};
+
+}  // namespace flynn

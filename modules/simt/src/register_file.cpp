@@ -1,0 +1,113 @@
+#include "flynn/simt/register_file.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace flynn {
+
+void register_file_params::visit(param_visitor& v) {
+  param(v, {"banks", "", "register banks (warp register r lives in bank r mod banks)"}, banks, 1, 64);
+  param(v, {"crossbar_latency", "cycles", "bank to operand collector"}, crossbar_latency, 0, 100);
+  param(v, {"result_queue", "entries", "write-backs buffered before the banks"}, result_queue, 1, 1024);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+register_file::register_file(const sc_core::sc_module_name& name, const params& p)
+    : module(name, p.clock_ns), port("port"), p_(p), busy_(p.banks) {
+  port.register_b_transport(this, &register_file::b_transport);
+  stats_.add("reads", reads_, "registers", "warp registers read (128 B each)");
+  stats_.add("writes", writes_, "registers", "warp registers written (128 B each)");
+  stats_.add("read_requests", read_requests_, "requests", "operand collector requests");
+  stats_.add("write_requests", write_requests_, "requests", "write-back requests");
+  stats_.add("bank_conflict_cycles", conflict_cycles_, "cycles", "cycles requests waited for a busy bank");
+  stats_.add("result_queue_full_cycles", queue_full_cycles_, "cycles", "cycles write-backs waited for a result-queue entry");
+}
+
+// The first cycle at or after t in which `bank` is free; reserves it.
+std::uint64_t register_file::reserve(unsigned bank, std::uint64_t t) {
+  bank_slots& b = busy_[bank];
+  t = std::max(t, 64 * b.first_word);  // pruned cycles count as taken
+  for (;; ++t) {
+    const std::uint64_t w = t / 64 - b.first_word, bit = std::uint64_t(1) << (t % 64);
+    if (w >= b.words.size()) b.words.resize(w + 1, 0);
+    if (!(b.words[w] & bit)) {
+      b.words[w] |= bit;
+      return t;
+    }
+  }
+}
+
+// Forgets reservations far behind the latest request (no request arrives that late).
+void register_file::prune(std::uint64_t t) {
+  constexpr std::uint64_t keep = 1u << 16;
+  horizon_ = std::max(horizon_, t);
+  if (horizon_ < keep) return;
+  const std::uint64_t old = horizon_ - keep;
+  for (auto& b : busy_)
+    while (!b.words.empty() && 64 * (b.first_word + 1) <= old) {
+      b.words.pop_front();
+      ++b.first_word;
+    }
+  queue_.erase(queue_.begin(), queue_.lower_bound(old));
+}
+
+void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  register_access_extension* x = nullptr;
+  gp.get_extension(x);
+  const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+  if (!x || x->registers.empty() || (!write && gp.get_command() != tlm::TLM_READ_COMMAND) ||
+      gp.get_data_length() != x->registers.size() * 128 || !gp.get_data_ptr()) {
+    gp.set_response_status(x ? tlm::TLM_BURST_ERROR_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  unsigned char* data = gp.get_data_ptr();
+  for (std::size_t k = 0; k < x->registers.size(); ++k)
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!x->lanes[l]) continue;
+      std::uint32_t* r = &x->lanes[l][x->registers[k]];
+      if (write) std::memcpy(r, data + 128 * k + 4 * l, 4);
+      else std::memcpy(data + 128 * k + 4 * l, r, 4);
+    }
+  const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  std::uint64_t done = arrive;
+  prune(arrive);
+  if (write) {
+    // Each register takes a result-queue entry from its arrival until its bank accepts it;
+    // with the queue full it waits for the first entry to leave.
+    ++write_requests_;
+    for (unsigned reg : x->registers) {
+      std::uint64_t t = arrive;
+      for (;;) {
+        unsigned occupied = 0;
+        std::uint64_t first_leave = UINT64_MAX;
+        // Only entries that entered within the longest stay so far can still be queued at t.
+        for (auto it = queue_.lower_bound(t > longest_ ? t - longest_ : 0); it != queue_.end() && it->first <= t; ++it)
+          if (it->second > t) {
+            ++occupied;
+            first_leave = std::min(first_leave, it->second);
+          }
+        if (occupied < p_.result_queue) break;
+        queue_full_cycles_ += first_leave - t;
+        t = first_leave;
+      }
+      const std::uint64_t slot = reserve(reg % p_.banks, t);
+      conflict_cycles_ += slot - t;
+      queue_.emplace(t, slot + 1);
+      longest_ = std::max(longest_, slot + 1 - t);
+      done = std::max(done, slot + 1);
+      ++writes_;
+    }
+  } else {
+    ++read_requests_;
+    for (unsigned reg : x->registers) {
+      const std::uint64_t slot = reserve(reg % p_.banks, arrive);
+      conflict_cycles_ += slot - arrive;
+      done = std::max(done, slot + 1 + p_.crossbar_latency);
+      ++reads_;
+    }
+  }
+  delay = cycles(done) - sc_core::sc_time_stamp();
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace flynn
