@@ -192,6 +192,11 @@ int cmd_run(const options& o) {
       vcd.write_gtkw(g, "waves.vcd");
       write_file(dir + "/waves.vcd", v.str());
       write_file(dir + "/waves.gtkw", g.str());
+      for (const auto& view : vcd.views()) {
+        std::ostringstream gv;
+        vcd.write_view_gtkw(gv, "waves.vcd", view);
+        write_file(dir + "/waves." + view.name + ".gtkw", gv.str());
+      }
     }
   });
 

@@ -1,5 +1,9 @@
 #include "flynn/platform/vcd_writer.h"
 
+#include <iomanip>
+
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 
@@ -116,18 +120,25 @@ void vcd_writer::write_vcd(std::ostream& os) const {
   }
 }
 
-void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const {
-  // The view shows the signals that change during the run (the VCD has them all).
+void vcd_writer::add_view(const trace_view& v) {
+  for (const auto& x : views_)
+    if (x.name == v.name) return;  // the first proposal of a name wins
+  views_.push_back(v);
+}
+
+// One group per module (`first` scopes first, in that order), signals that change.
+void vcd_writer::write_groups(std::ostream& os, const std::vector<std::string>& first) const {
   std::vector<bool> active(signals_.size(), false);
   for (const event& e : events_)
     if (e.value != 0) active[static_cast<std::size_t>(e.handle)] = true;
-  os << "[*] GTKWave view written by Flynn: one group per module, signals that change\n";
-  os << "[dumpfile] \"" << vcd_name << "\"\n";
-  os << "[timestart] 0\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";
   std::vector<std::string> scopes;
   for (const signal& s : signals_)
     if (std::find(scopes.begin(), scopes.end(), s.scope) == scopes.end()) scopes.push_back(s.scope);
-  std::sort(scopes.begin(), scopes.end());
+  std::sort(scopes.begin(), scopes.end(), [&](const std::string& a, const std::string& b) {
+    const auto ia = std::find(first.begin(), first.end(), a) - first.begin();
+    const auto ib = std::find(first.begin(), first.end(), b) - first.begin();
+    return ia != ib ? ia < ib : a < b;
+  });
   for (const auto& scope : scopes) {
     os << "@800200\n-" << scope << "\n";
     for (std::size_t i = 0; i < signals_.size(); ++i) {
@@ -137,6 +148,32 @@ void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const
     }
     os << "@1000200\n-" << scope << "\n";
   }
+}
+
+void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const {
+  // The view shows the signals that change during the run (the VCD has them all).
+  os << "[*] GTKWave view written by Flynn: one group per module, signals that change\n";
+  os << "[dumpfile] \"" << vcd_name << "\"\n";
+  os << "[timestart] 0\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";
+  write_groups(os, {});
+}
+
+void vcd_writer::write_view_gtkw(std::ostream& os, const std::string& vcd_name, const trace_view& v) const {
+  // Times in the VCD's unit (ps). The zoom fits the window (plus 5% each side) into about
+  // 1100 pixels: GTKWave's zoom z shows 2^-z time units per pixel.
+  const auto start = static_cast<std::uint64_t>(v.start.to_seconds() * 1e12 + 0.5);
+  const auto end = static_cast<std::uint64_t>(v.end.to_seconds() * 1e12 + 0.5);
+  const double span = double(end > start ? end - start : 1);
+  const std::uint64_t margin = static_cast<std::uint64_t>(span / 20);
+  const double zoom = -std::log2((span + 2.0 * double(margin)) / 1100.0);
+  os << "[*] GTKWave view written by Flynn: " << v.title << "\n";
+  os << "[dumpfile] \"" << vcd_name << "\"\n";
+  os << "[timestart] " << (start > margin ? start - margin : 0) << "\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";
+  // Zoom, primary marker, then named markers A (start) and B (end); -1: unset.
+  os << "*" << std::fixed << std::setprecision(6) << zoom << " " << start << " " << start << " " << end;
+  for (int k = 2; k < 26; ++k) os << " -1";
+  os << "\n";
+  write_groups(os, v.scopes);
 }
 
 }  // namespace flynn

@@ -356,6 +356,18 @@ stderr_has "calibration[0].stat: expected a statistic of the platform (module.st
 [[ ! -e cal_bad ]] || fail "$LAST: left an output folder"
 pass "an unknown statistic in a calibration target is bad input (exit 2)"
 
+flynn run "$CAL" --trace vcd --out cal_trace
+expect_rc 0
+[[ -f cal_trace/waves.gmma.gtkw ]] || fail "$LAST: no waves.gmma.gtkw"
+grep -q '^\[timestart\] [1-9]' cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw does not start at the wgmma"
+grep -q '^\*-[0-9.]* [0-9]* [0-9]* [0-9]* -1' cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw has no markers A and B"
+[[ "$(grep -m1 -n 'top.gmma' cal_trace/waves.gmma.gtkw | cut -d: -f1)" -lt "$(grep -m1 -n 'top.sm\.' cal_trace/waves.gmma.gtkw | cut -d: -f1)" ]] ||
+  fail "waves.gmma.gtkw does not show the GMMA unit first"
+for sig in "top.gmma.state" "top.gmma.b_column_group" "top.tc0.busy" "top.sm.mbar0_phase" "top.sm.mbar0_pending_bytes"; do
+  grep -qF "$sig" cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw lacks $sig"
+done
+pass "--trace vcd on the GMMA SM writes a view of one wgmma from start barrier to end signal"
+
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
 # A run stopped by the cycle limit reports the limit as its cycle count, also when the

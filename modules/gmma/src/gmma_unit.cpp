@@ -350,7 +350,14 @@ std::string gmma_unit::run(gathering& g) {
   state_.set(cycles(end + 1), 0);
   math_starts_.push_back(math_start);
   while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
-  if (wgmmas_.value() == 1) first_end_ = end;
+  if (wgmmas_.value() == 1) {
+    first_end_ = end;
+    if (trace_sink* sink = state_.sink()) {  // a waveform view of this first MMA
+      const std::vector<std::string> scopes{name()};  // this unit's signals first, then the rest
+      sink->add_view({"gmma", "one wgmma from the start barrier (marker A) to the end signal (marker B)", scopes,
+                      cycles(first), cycles(end)});
+    }
+  }
   last_end_ = end;
   return {};
 }

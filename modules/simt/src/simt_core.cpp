@@ -628,8 +628,25 @@ std::uint64_t simt_core::execute_async(warp& w, const simt::instr& in, std::uint
           set_fault(w, l, "mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576");
           return t;
         }
-        blocks_[w.block].mbarriers.insert_or_assign(addr, tx_barrier(count));
+        tx_barrier& b = blocks_[w.block].mbarriers.insert_or_assign(addr, tx_barrier(count)).first->second;
         ++mbarrier_ops_;
+        if (!mbar_trace_.empty() && w.block == 0) {  // the first barriers of block slot 0 are traced
+          auto it = std::find(mbar_traced_.begin(), mbar_traced_.end(), addr);
+          if (it == mbar_traced_.end() && mbar_traced_.size() < mbar_trace_.size() / 3) {
+            mbar_traced_.push_back(addr);
+            it = std::prev(mbar_traced_.end());
+          }
+          if (it != mbar_traced_.end()) {
+            trace_signal* sig = &mbar_trace_[3 * static_cast<std::size_t>(it - mbar_traced_.begin())];
+            auto show = [this, sig, &b](std::uint64_t at) {
+              sig[0].set(cycles(at), b.phase());
+              sig[1].set(cycles(at), b.pending_arrivals());
+              sig[2].set(cycles(at), static_cast<std::uint64_t>(b.pending_bytes()) & 0xffffffffu);
+            };
+            show(t);
+            b.on_change(show);
+          }
+        }
       }
       return done;
     case op::mbar_arrive:
@@ -1032,6 +1049,17 @@ void simt_core::attach_trace(trace_sink& sink) {
   warp_state_.resize(warps_.size());
   for (std::size_t s = 0; s < warps_.size(); ++s)
     warp_state_[s].attach(&sink, name(), "warp" + std::to_string(s) + "_state", 2);
+  bool async = false;
+  for (const auto& in : kernel_.code) async = async || simt::is_async(in.code);
+  if (async) {  // the first 8 mbarriers block slot 0 initialises: phase, pending arrivals and bytes
+    mbar_trace_.resize(24);
+    for (unsigned k = 0; k < 8; ++k) {
+      const std::string n = "mbar" + std::to_string(k);
+      mbar_trace_[3 * k].attach(&sink, name(), n + "_phase", 8);
+      mbar_trace_[3 * k + 1].attach(&sink, name(), n + "_pending_arrivals", 16);
+      mbar_trace_[3 * k + 2].attach(&sink, name(), n + "_pending_bytes", 32);
+    }
+  }
 }
 
 }  // namespace flynn

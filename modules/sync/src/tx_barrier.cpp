@@ -17,28 +17,31 @@ std::string tx_barrier::arrive(unsigned count, std::uint64_t at) {
   pending_arrivals_ -= count;
   latest_ = std::max(latest_, at);
   maybe_complete();
+  notify(at);
   return {};
 }
 
 std::string tx_barrier::expect_tx(std::uint64_t bytes, std::uint64_t at) {
-  pending_bytes_ += bytes;
+  pending_bytes_ += static_cast<std::int64_t>(bytes);
   latest_ = std::max(latest_, at);
+  maybe_complete();
+  notify(at);
   return {};
 }
 
+// The transaction count may go negative (bytes completing before they are expected), as in
+// PTX; the phase cannot complete before its arrivals anyway.
 std::string tx_barrier::complete_tx(std::uint64_t bytes, std::uint64_t at) {
-  if (bytes > pending_bytes_)
-    return "complete_tx of " + std::to_string(bytes) + " bytes with " + std::to_string(pending_bytes_) +
-           " expected in phase " + std::to_string(phase_);
-  pending_bytes_ -= bytes;
+  pending_bytes_ -= static_cast<std::int64_t>(bytes);
   latest_ = std::max(latest_, at);
   maybe_complete();
+  notify(at);
   return {};
 }
 
 std::string tx_barrier::arrive_expect_tx(std::uint64_t bytes, std::uint64_t at) {
   if (pending_arrivals_ == 0) return "arrival with none pending in phase " + std::to_string(phase_);
-  pending_bytes_ += bytes;
+  pending_bytes_ += static_cast<std::int64_t>(bytes);
   return arrive(1, at);
 }
 

@@ -20,6 +20,10 @@ class vcd_writer final : public trace_sink {
   // Writes the VCD (timescale 1 ps) and the GTKWave view referring to `vcd_name`.
   void write_vcd(std::ostream& os) const;
   void write_gtkw(std::ostream& os, const std::string& vcd_name) const;
+  void add_view(const trace_view& v) override;
+  const std::vector<trace_view>& views() const { return views_; }
+  // A view: its scopes first, the window from its start to its end, markers at both.
+  void write_view_gtkw(std::ostream& os, const std::string& vcd_name, const trace_view& v) const;
   std::size_t signal_count() const { return signals_.size(); }
 
  private:
@@ -36,6 +40,8 @@ class vcd_writer final : public trace_sink {
   std::string full_name(const signal& s) const;
   std::vector<signal> signals_;
   std::vector<event> events_;
+  std::vector<trace_view> views_;
+  void write_groups(std::ostream& os, const std::vector<std::string>& first) const;
 };
 
 }  // namespace flynn

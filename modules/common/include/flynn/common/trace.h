@@ -6,14 +6,25 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
 namespace flynn {
 
+// A window of a run worth its own waveform view ("one wgmma from start barrier to end"):
+// the scopes to show first, and the time span.
+struct trace_view {
+  std::string name, title;
+  std::vector<std::string> scopes;
+  sc_core::sc_time start, end;
+};
+
 class trace_sink {
  public:
   virtual ~trace_sink() = default;
+  // Proposes a view; a sink may ignore it.
+  virtual void add_view(const trace_view& v) { (void)v; }
   // Declares a signal under a hierarchical scope ("top.mem"); returns its handle.
   virtual int declare(const std::string& scope, const std::string& name, unsigned width) = 0;
   virtual void change(int handle, const sc_core::sc_time& when, std::uint64_t value) = 0;
@@ -28,6 +39,7 @@ class trace_signal {
     handle_ = sink ? sink->declare(scope, name, width) : -1;
   }
   bool enabled() const { return sink_ != nullptr; }
+  trace_sink* sink() const { return sink_; }
   void set(const sc_core::sc_time& when, std::uint64_t value) {
     if (sink_) sink_->change(handle_, when, value);
   }

@@ -131,6 +131,8 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
   std::vector<trace_signal> warp_state_;
+  std::vector<trace_signal> mbar_trace_;       // 3 per traced barrier
+  std::vector<std::uint64_t> mbar_traced_;     // their shared addresses, in order of first init
 };
 
 }  // namespace flynn

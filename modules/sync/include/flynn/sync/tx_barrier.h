@@ -33,19 +33,25 @@ class tx_barrier {
   unsigned phase() const { return phase_; }
   unsigned parity() const { return phase_ & 1u; }
   unsigned pending_arrivals() const { return pending_arrivals_; }
-  std::uint64_t pending_bytes() const { return pending_bytes_; }
+  std::int64_t pending_bytes() const { return pending_bytes_; }  // negative: completed ahead of expect_tx
   unsigned expected_arrivals() const { return expected_; }
 
   // Called after each phase completes, with the new phase number.
   void on_phase(std::function<void(unsigned)> f) { on_phase_ = std::move(f); }
+  // Called after every operation, with the cycle it takes effect (tracing).
+  void on_change(std::function<void(std::uint64_t)> f) { on_change_ = std::move(f); }
 
  private:
   void maybe_complete();
+  void notify(std::uint64_t at) {
+    if (on_change_) on_change_(at);
+  }
   unsigned expected_, pending_arrivals_;
-  std::uint64_t pending_bytes_ = 0;
+  std::int64_t pending_bytes_ = 0;
   unsigned phase_ = 0;
   std::uint64_t latest_ = 0, completed_at_ = 0;
   std::function<void(unsigned)> on_phase_;
+  std::function<void(std::uint64_t)> on_change_;
 };
 
 }  // namespace flynn
