@@ -33,7 +33,7 @@ using asm_lexer::token;
 using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
-enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, wgmma, count };
+enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -106,6 +106,7 @@ const char* usage(form f) {
     case form::mbar: return "[ra+imm], rb|imm";
     case form::mbar1: return "[ra+imm]";
     case form::tma: return "[ra+imm], MAP, [rb], rc";
+    case form::tma_store: return "[ra+imm], MAP, rc";
     case form::wgmma: return "rd, ra, rb, scale-d (0 or 1)";
     case form::count: return "N";
   }
@@ -117,6 +118,7 @@ unsigned operand_count(form f) {
     case form::none: return 0;
     case form::bra: case form::mbar1: case form::count: return 1;
     case form::mbar: return 2;
+    case form::tma_store: return 3;
     case form::tma: case form::wgmma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
     case form::alu: case form::falu: case form::setp: return 3;
@@ -495,8 +497,11 @@ class assembler {
                 quoted(parts.empty() ? head.s : rest));
       display = mnemonic(in.code);
     } else if (base == "tma") {
-      if (name != "tma.load") fail(parts.empty() ? head.col : parts[0].col, "tma.load", quoted(parts.empty() ? head.s : rest));
-      display = "tma.load";
+      if (name == "tma.store") in.code = op::tma_store, f = form::tma_store;
+      else if (name == "tma.wait") in.code = op::tma_wait, f = form::none;
+      else if (name != "tma.load")
+        fail(parts.empty() ? head.col : parts[0].col, "tma.load, tma.store or tma.wait", quoted(parts.empty() ? head.s : rest));
+      display = mnemonic(in.code);
     } else if (base == "wgmma") {
       if (name == "wgmma.commit_group") {
         in.code = op::wgmma_commit;
@@ -692,6 +697,18 @@ class assembler {
         in.rc = reg(ops[3]);
         if (in.rc + 4u >= num_registers)
           fail(ops[3].col, "a first coordinate register r0..r251 (up to 5 coordinates rc..rc+4)", ops[3].found());
+        break;
+      }
+      case form::tma_store: {
+        memory(ops[0], in);
+        std::uint64_t m = 0;
+        const auto& t = ops[1].toks;
+        if (t.size() != 1 || t[0].kind != token::number || !parse_magnitude(t[0].s, m) || m > 255)
+          fail(ops[1].col, "a tensor map index 0..255", ops[1].found());
+        in.rd = static_cast<std::uint8_t>(m);
+        in.rc = reg(ops[2]);
+        if (in.rc + 4u >= num_registers)
+          fail(ops[2].col, "a first coordinate register r0..r251 (up to 5 coordinates rc..rc+4)", ops[2].found());
         break;
       }
       case form::wgmma: {

@@ -355,7 +355,7 @@ class machine {
       case op::exit: th.st = state::exited; break;
       case op::nop: break;
       case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
-      case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
+      case op::tma_store: case op::tma_wait: case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
         if (!async(t, th, in)) {
           th.st = state::blocked;
           return false;
@@ -415,9 +415,14 @@ class machine {
       }
       case op::mbar_wait: return (bar_at(addr).phase & 1u) != (b & 1u);
       case op::tma_load: {
-        tma_copy(th, in);
+        tma_copy(th, in, false);
         return true;
       }
+      case op::tma_store: {
+        tma_copy(th, in, true);
+        return true;
+      }
+      case op::tma_wait: return true;  // stores complete at once here
       case op::wgmma: {
         const unsigned group = t / 128, ordinal = th.wgmma_issued++;
         auto& g = mma_[group];
@@ -447,19 +452,22 @@ class machine {
     }
   }
 
-  // The copy's box, element by element: out-of-bounds elements are zero; rows land at
-  // their swizzled offsets. Then the bytes complete on the barrier.
-  void tma_copy(thread& th, const instr& in) {
+  // The copy's box, element by element, rows at their swizzled offsets in shared memory.
+  // Loads: out-of-bounds elements land as zero, then the bytes complete on the barrier.
+  // Stores: elements outside the tensor are not written.
+  void tma_copy(thread& th, const instr& in, bool store) {
+    const char* what = store ? "tma.store" : "tma.load";
     const tensor_descriptor& d = l_.tensor_maps.at(in.rd);
     const std::uint32_t dst = th.r[in.ra] + static_cast<std::uint32_t>(in.imm);
-    if (const std::string e = d.validate(); !e.empty()) throw stop{"tma.load: invalid tensor descriptor: " + e};
+    if (const std::string e = d.validate(); !e.empty()) throw stop{std::string(what) + ": invalid tensor descriptor: " + e};
     if (d.swizzle != swizzle_mode::none && dst % 1024)
-      throw stop{"tma.load: shared address " + hex(dst) + ": expected 1024-byte alignment for a swizzled layout"};
-    if (dst % 16) throw stop{"tma.load: shared address " + hex(dst) + ": expected 16-byte alignment"};
+      throw stop{std::string(what) + ": shared address " + hex(dst) + ": expected 1024-byte alignment for a swizzled layout"};
+    if (dst % 16) throw stop{std::string(what) + ": shared address " + hex(dst) + ": expected 16-byte alignment"};
     if (std::uint64_t(dst) + d.box_bytes() > l_.shared_bytes)
-      throw stop{"tma.load destination " + hex(dst) + " + " + std::to_string(d.box_bytes()) +
-                 " bytes: outside the block's " + std::to_string(l_.shared_bytes) + " bytes of shared memory"};
-    mbarrier& m = bar_at(th.r[in.rb]);
+      throw stop{std::string(what) + (store ? " source " : " destination ") + hex(dst) + " + " +
+                 std::to_string(d.box_bytes()) + " bytes: outside the block's " + std::to_string(l_.shared_bytes) +
+                 " bytes of shared memory"};
+    mbarrier* m = store ? nullptr : &bar_at(th.r[in.rb]);
     std::uint64_t rows = 1;
     for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
     const std::uint64_t row_bytes = std::uint64_t(d.box[0]) * d.elem_bytes;
@@ -477,14 +485,21 @@ class machine {
         const bool in_bounds = inside && x >= 0 && static_cast<std::uint64_t>(x) < d.dims[0];
         for (unsigned byte = 0; byte < d.elem_bytes; ++byte) {
           const std::uint64_t off = row * row_bytes + std::uint64_t(e) * d.elem_bytes + byte;
-          const std::uint64_t src = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
-          if (in_bounds && src >= global_.size()) throw stop{"tma.load: global address " + hex(src) + " out of range"};
-          (*shared_)[dst + swizzle_offset(off, d.swizzle)] = in_bounds ? global_[src] : 0;
+          const std::uint64_t g = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
+          if (in_bounds && g >= global_.size()) throw stop{std::string(what) + ": global address " + hex(g) + " out of range"};
+          unsigned char& sh = (*shared_)[dst + swizzle_offset(off, d.swizzle)];
+          if (store) {
+            if (in_bounds) global_[g] = sh;
+          } else {
+            sh = in_bounds ? global_[g] : 0;
+          }
         }
       }
     }
-    m.bytes -= static_cast<std::int64_t>(d.box_bytes());
-    m.maybe_flip();
+    if (m) {
+      m->bytes -= static_cast<std::int64_t>(d.box_bytes());
+      m->maybe_flip();
+    }
   }
 
   std::uint16_t smem16(std::uint64_t addr) const {

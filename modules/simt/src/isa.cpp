@@ -18,6 +18,8 @@ int highest_register(const instr& in) {
     case op::mbar_init: case op::mbar_arrive_tx: case op::mbar_wait: return in.b_imm ? in.ra : std::max(in.ra, in.rb);
     case op::mbar_arrive: return in.ra;
     case op::tma_load: return std::max<int>({in.ra, in.rb, in.rc + 4});
+    case op::tma_store: return std::max<int>(in.ra, in.rc + 4);
+    case op::tma_wait: return -1;
     case op::wgmma:
       return std::max<int>({in.rd + in.mma_n / 2 - 1, in.ra + (in.mma_a_regs ? 3 : 1), in.rb + 1});
     case op::selp: return std::max({in.rd, in.ra, in.b_imm ? in.ra : in.rb});
@@ -68,6 +70,8 @@ const char* mnemonic(op o) {
     case op::mbar_arrive_tx: return "mbarrier.arrive.expect_tx";
     case op::mbar_wait: return "mbarrier.wait";
     case op::tma_load: return "tma.load";
+    case op::tma_store: return "tma.store";
+    case op::tma_wait: return "tma.wait";
     case op::wgmma: return "wgmma";
     case op::wgmma_commit: return "wgmma.commit_group";
     case op::wgmma_wait: return "wgmma.wait_group";

@@ -79,6 +79,7 @@ struct simt_core::warp {
   std::array<std::uint64_t, simt::num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
+  std::uint64_t tma_stores_done = 0;                     // its tma.store copies have completed
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
 };
@@ -126,6 +127,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
        "mean cycles from a warp's tma.load to the end of its next mbarrier.wait (the copy's round trip as the warp sees it)");
   stats_.add("mbarrier_ops", mbarrier_ops_, "operations", "mbarrier init, arrive and wait operations (per thread)");
   stats_.add("tma_loads", tma_loads_, "copies", "tma.load copies started");
+  stats_.add("tma_stores", tma_stores_, "copies", "tma.store copies started");
   stats_.add("wgmma_issued", wgmma_issued_, "instructions", "wgmma instructions issued (one per warp)");
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
              "cycles with a ready warp the scheduler could not pick (outside the two-level active set)");
@@ -192,7 +194,10 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
     if (in.code == op::tma_load && in.rd >= l.tensor_maps.size())
       throw std::invalid_argument(at + " uses tensor map " + std::to_string(in.rd) + "; the launch has " +
                                   std::to_string(l.tensor_maps.size()));
-    if (in.code == op::tma_load && tma.size() == 0)
+    if ((in.code == op::tma_load || in.code == op::tma_store) && in.rd >= l.tensor_maps.size())
+      throw std::invalid_argument(at + " uses tensor map " + std::to_string(in.rd) + "; the launch has " +
+                                  std::to_string(l.tensor_maps.size()));
+    if ((in.code == op::tma_load || in.code == op::tma_store) && tma.size() == 0)
       throw std::invalid_argument(at + " needs a TMA loader: bind " + std::string(name()) + ".tma");
     if (in.code == op::wgmma && gmma.size() == 0)
       throw std::invalid_argument(at + " needs a GMMA unit: bind " + std::string(name()) + ".gmma");
@@ -699,6 +704,30 @@ std::uint64_t simt_core::execute_async(warp& w, const simt::instr& in, std::uint
         ++tma_loads_;
       }
       return done;
+    case op::tma_store:
+      for (unsigned l = 0; l < p_.warp_size; ++l) {
+        if (!active(l)) continue;
+        const tensor_descriptor& d = launch_.tensor_maps[in.rd];
+        const std::uint64_t src = static_cast<std::uint32_t>(w.r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+        if (src + d.box_bytes() > launch_.shared_bytes) {
+          set_fault(w, l, "tma.store source " + hex(src) + " + " + std::to_string(d.box_bytes()) +
+                              " bytes: outside the block's " + std::to_string(launch_.shared_bytes) + " bytes of shared memory");
+          return t;
+        }
+        std::array<std::int64_t, 5> coords{};
+        for (unsigned k = 0; k < d.rank; ++k) coords[k] = static_cast<std::int32_t>(w.r[l][in.rc + k]);
+        std::uint64_t written = t;
+        const std::string e = tma->store(d, coords, blocks_[w.block].shared_base + src, t + p_.lat_lsu, written);
+        if (!e.empty()) {
+          set_fault(w, l, "tma.store: " + e);
+          return t;
+        }
+        w.tma_stores_done = std::max(w.tma_stores_done, written);
+        ++tma_stores_;
+      }
+      return done;
+    case op::tma_wait:  // ready_time() let it issue: the warp's stores have completed
+      return done;
     case op::wgmma: {
       const std::uint32_t full = 0xffffffffu;
       if ((mask & ~w.exited) != full || w.threads != 32) {
@@ -897,7 +926,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       break;
     }
     case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
-    case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
+    case op::tma_store: case op::tma_wait: case op::wgmma: case op::wgmma_commit: case op::wgmma_wait:
       done = execute_async(w, in, mask, t) + occupancy;
       if (in.code == op::tma_load) w.tma_issued_at = static_cast<std::int64_t>(t);
       if (in.code == op::mbar_wait && w.tma_issued_at >= 0) {  // the copy's round trip as the warp sees it
@@ -907,7 +936,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       }
       top.pc = pc + 1;
       w.why = warp::wait::async;
-      blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait;
+      blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
       break;
     case op::ld:
     case op::st:
@@ -972,6 +1001,7 @@ void simt_core::run() {
     if (!w.stack.empty()) {
       const auto& in = kernel_.code[w.stack.back().pc];
       if (in.code == op::mbar_wait || in.code == op::wgmma_wait) r = std::max(r, async_ready(w, in));
+      if (in.code == op::tma_wait) r = std::max(r, w.tma_stores_done);
     }
     return r;
   };
@@ -1026,7 +1056,7 @@ void simt_core::run() {
     if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
-  if (tma.size()) end_ = std::max(end_, tma->busy_until());
+  if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
   if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
   if (!fault_.empty()) {
     fault(fault_);

@@ -49,6 +49,8 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   stats_.add("copies", copies_, "copies", "bulk tensor copies");
   stats_.add("rows", rows_, "rows", "box rows moved");
   stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
+  stats_.add("stores", stores_, "copies", "bulk tensor copies from shared to global memory");
+  stats_.add("bytes_stored", bytes_stored_, "B", "bytes written to global memory by stores");
   stats_.add("oob_bytes", oob_bytes_, "B", "bytes outside the tensor, filled with zeros");
   stats_.add("global_requests", global_requests_, "requests", "global-memory read bursts");
   stats_.add("shared_requests", shared_requests_, "requests", "shared-memory writes (multi-lane when swizzled)");
@@ -76,7 +78,8 @@ std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_comm
   s->b_transport(gp, delay);
   if (lane_addrs) gp.clear_extension(&ext);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-    return std::string(cmd == tlm::TLM_READ_COMMAND ? "global read" : "shared write") + " at " + hex(addr) + ": " +
+    return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +
+           " at " + hex(addr) + ": " +
            gp.get_response_string();
   done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   return {};
@@ -120,7 +123,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     } else {
       oob_bytes_ += row;
     }
-    bytes_in_flight_.set(cycles(t), 1);
+    in_flight_[t] += static_cast<std::int64_t>(row);
     // Shared write: the row at its offset in the box, through the swizzle.
     const std::uint64_t box_off = r * row;
     std::uint64_t done = landed;
@@ -142,7 +145,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     bytes_ += row;
     if (auto e = bar.complete_tx(row, done); !e.empty()) return "barrier: " + e;
     busy_until_ = std::max(busy_until_, done);
-    bytes_in_flight_.set(cycles(done), 0);
+    in_flight_[done] -= static_cast<std::int64_t>(row);
     for (unsigned k = 1; k < d.rank; ++k) {  // next row: odometer over the box dimensions
       if (++idx[k] < d.box[k]) break;
       idx[k] = 0;
@@ -152,6 +155,80 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   return {};
 }
 
-void tma_loader::attach_trace(trace_sink& sink) { bytes_in_flight_.attach(&sink, name(), "copy_in_flight", 1); }
+std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
+                              std::uint64_t smem_addr, std::uint64_t start, std::uint64_t& done_at) {
+  if (const std::string e = d.validate(); !e.empty()) return "invalid tensor descriptor: " + e;
+  if (d.swizzle != swizzle_mode::none && smem_addr % 1024)
+    return "shared address " + hex(smem_addr) + ": expected 1024-byte alignment for a swizzled layout";
+  if (smem_addr % 16) return "shared address " + hex(smem_addr) + ": expected 16-byte alignment";
+  ++stores_;
+  const std::uint64_t row = d.row_bytes();
+  std::uint64_t rows = 1;
+  for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
+  std::vector<unsigned char> buf(row);
+  std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
+  std::array<std::uint32_t, 5> idx{};
+  done_at = t;
+  for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
+    // Shared read of the row (through the swizzle), then the part inside the tensor to global.
+    const std::uint64_t box_off = r * row;
+    std::uint64_t read = t;
+    if (d.swizzle == swizzle_mode::none) {
+      if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, smem_addr + box_off, buf.data(), static_cast<unsigned>(row), t,
+                            read);
+          !e.empty())
+        return e;
+    } else {
+      std::vector<std::uint64_t> chunks;
+      for (std::uint64_t c = 0; c < row; c += 16) chunks.push_back(smem_addr + swizzle_offset(box_off + c, d.swizzle));
+      if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, chunks.front(), buf.data(), static_cast<unsigned>(row), t, read,
+                            &chunks);
+          !e.empty())
+        return e;
+    }
+    ++shared_requests_;
+    bool inside = true;
+    std::uint64_t addr = d.global_base;
+    for (unsigned k = 1; k < d.rank; ++k) {
+      const std::int64_t x = coords[k] + idx[k];
+      if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
+      else addr += static_cast<std::uint64_t>(x) * d.strides[k];
+    }
+    const std::int64_t lo = std::max<std::int64_t>(coords[0], 0);
+    const std::int64_t hi = std::min<std::int64_t>(coords[0] + d.box[0], static_cast<std::int64_t>(d.dims[0]));
+    std::uint64_t written = read;
+    if (inside && lo < hi) {  // elements outside the tensor are not written
+      const std::uint64_t off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
+      const unsigned len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
+      if (auto e = transfer(global, tlm::TLM_WRITE_COMMAND, addr + static_cast<std::uint64_t>(lo) * d.elem_bytes,
+                            buf.data() + off, len, read, written);
+          !e.empty())
+        return e;
+      ++global_requests_;
+      bytes_stored_ += len;
+    }
+    in_flight_[t] += static_cast<std::int64_t>(row);
+    in_flight_[written] -= static_cast<std::int64_t>(row);
+    ++rows_;
+    done_at = std::max(done_at, written);
+    busy_until_ = std::max(busy_until_, written);
+    for (unsigned k = 1; k < d.rank; ++k) {
+      if (++idx[k] < d.box[k]) break;
+      idx[k] = 0;
+    }
+  }
+  next_issue_ = t;
+  return {};
+}
+
+void tma_loader::finish() {
+  std::int64_t level = 0;
+  for (const auto& [at, delta] : in_flight_) {
+    level += delta;
+    bytes_in_flight_.set(cycles(at), static_cast<std::uint64_t>(level));
+  }
+}
+
+void tma_loader::attach_trace(trace_sink& sink) { bytes_in_flight_.attach(&sink, name(), "bytes_in_flight", 32); }
 
 }  // namespace flynn

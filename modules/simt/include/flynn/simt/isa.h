@@ -37,6 +37,8 @@ enum class op : std::uint8_t {
   mbar_arrive_tx,  // mbarrier.arrive.expect_tx [ra+imm], rb|imm  (bytes)
   mbar_wait,       // mbarrier.wait [ra+imm], rb|imm          (phase parity; blocks)
   tma_load,        // tma.load [ra+imm], MAP, [rb], rc        (coordinates rc, rc+1, ...)
+  tma_store,       // tma.store [ra+imm], MAP, rc             (shared box to the tensor)
+  tma_wait,        // tma.wait: the warp's tma.store copies have completed
   wgmma,           // wgmma.m64nNk16.f32.TYPE[.rs] rd, ra, rb, imm  (see below)
   wgmma_commit,    // wgmma.commit_group
   wgmma_wait,      // wgmma.wait_group N (imm)
@@ -64,6 +66,7 @@ constexpr unsigned num_registers = 256;
 //   bra LABEL (target) ; bar.sync ; exit ; nop
 //   mbarrier.init|arrive.expect_tx|wait [ra+imm], rb|imm ; mbarrier.arrive [ra+imm]
 //   tma.load [ra+imm], MAP (rd = tensor map index), [rb], rc (first coordinate register)
+//   tma.store [ra+imm], MAP (rd), rc ; tma.wait
 //   wgmma.m64nNk16.f32.bf16|f16[.rs] rd, ra, rb, imm: accumulators rd .. rd+N/2-1; A is the
 //     matrix descriptor in ra:ra+1 (A in shared memory) or, with .rs, the A fragment in
 //     ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)

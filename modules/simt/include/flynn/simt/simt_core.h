@@ -125,7 +125,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t age_ = 0, end_ = 0;
 
   stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
-      idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
+      idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, tma_stores_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
       blocks_launched_, dwf_merged_, dwf_collisions_;
   std::vector<stat_counter> per_warp_, active_hist_;
   std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles

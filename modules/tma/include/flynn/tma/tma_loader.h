@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <systemc>
@@ -60,6 +61,12 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   // a fault (invalid descriptor, misaligned address, error response).
   std::string load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
                    std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) override;
+  // Copies the box at `coords` from shared memory at `smem_addr` (same layout as load) to
+  // the tensor in global memory; elements outside the tensor are not written. `done` is the
+  // cycle the last byte is written. Returns "" or a fault.
+  std::string store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords, std::uint64_t smem_addr,
+                    std::uint64_t start, std::uint64_t& done) override;
+  void finish() override;
   // Cycle by which every copy issued so far has landed.
   std::uint64_t busy_until() const override { return busy_until_; }
 
@@ -76,7 +83,8 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
 
   params p_;
   std::uint64_t next_issue_ = 0, busy_until_ = 0;
-  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_;
+  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_, stores_, bytes_stored_;
+  std::map<std::uint64_t, std::int64_t> in_flight_;  // bytes in flight: changes by cycle
   trace_signal bytes_in_flight_;
 };
 
