@@ -15,6 +15,7 @@
 #include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/stats_writer.h"
+#include "flynn/platform/sweep.h"
 #include "flynn/platform/vcd_writer.h"
 
 namespace po = boost::program_options;
@@ -36,6 +37,7 @@ const char* usage =
     "            [--max-cycles N] [--quiet]\n"
     "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
     "  flynn list [--markdown]\n"
+    "  flynn sweep SWEEP.json [--outdir DIR] [--jobs N] [--slurm [--sbatch OPTIONS]] [--collect]\n"
     "  flynn --help | --version\n"
     "\n"
     "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
@@ -43,6 +45,10 @@ const char* usage =
     "          also waves.vcd and waves.gtkw\n"
     "validate  check a scenario (parameters, bindings) without simulating\n"
     "list      every module type with its parameters (name, default, unit, description)\n"
+    "sweep     run a base scenario at every point of parameter axes (one folder per point,\n"
+    "          out/sweep-<name>/points/), locally on all cores or as a Slurm job array\n"
+    "          (--slurm; then --collect), and write results.csv and results.json; finished\n"
+    "          points are kept and skipped when the sweep runs again\n"
     "\n"
     "--set PATH=VALUE overrides a scenario value by its dotted path, for example\n"
     "  --set modules.mem.banks=8 --set modules.gen.streams.0.stride=16\n"
@@ -241,8 +247,9 @@ int cli_main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (cmd == "sweep") return sweep_main(std::vector<std::string>(argv + 2, argv + argc));
     if (cmd != "run" && cmd != "validate" && cmd != "list")
-      throw input_error("command line: expected a command (run, validate, list), found '" + cmd +
+      throw input_error("command line: expected a command (run, validate, list, sweep), found '" + cmd +
                         "' (see flynn --help)");
     options o = parse_args(argc - 1, argv + 1);
     o.command = cmd;
