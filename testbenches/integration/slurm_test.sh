@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Runs a small sweep through a real Slurm: starts munge and a one-node Slurm cluster on
+# localhost (state, spool and logs in a temporary folder, non-default ports), submits the
+# sweep as a job array with `flynn sweep --slurm`, waits for it, collects the table and
+# checks it; then shuts the cluster down.
+#   usage: slurm_test.sh FLYNN_BINARY SOURCE_DIR
+set -uo pipefail
+FLYNN="$1"
+SRC="$2"
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+for tool in munged slurmctld slurmd sbatch squeue sinfo scontrol; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing (Debian packages slurm-wlm and munge)" >&2; exit 1; }
+done
+[[ "$(id -u)" -eq 0 ]] || { echo "FAIL: starting a Slurm cluster on localhost needs root" >&2; exit 1; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-slurm.XXXXXX")"
+chmod 755 "$WORK"
+CONF="$WORK/slurm.conf"
+MUNGE_PID=""
+cleanup() {
+  SLURM_CONF="$CONF" scontrol shutdown >/dev/null 2>&1
+  sleep 1
+  pkill -f "slurmctld -f $CONF" 2>/dev/null
+  pkill -f "slurmd -f $CONF" 2>/dev/null
+  [[ -n "$MUNGE_PID" ]] && kill "$MUNGE_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$WORK"/log/*.log; do [[ -f "$f" ]] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
+  exit 1
+}
+
+# munge: the authentication Slurm uses; its own socket and pid file in the temporary folder.
+mkdir -p "$WORK/munge" "$WORK/log" "$WORK/state" "$WORK/spool" "$WORK/run"
+[[ -f /etc/munge/munge.key ]] || { mungekey -c -k /etc/munge/munge.key 2>/dev/null || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 2>/dev/null; }
+chown munge:munge /etc/munge/munge.key 2>/dev/null; chmod 400 /etc/munge/munge.key
+chown munge:munge "$WORK/munge"
+MUNGE_SOCKET="$WORK/munge/munge.socket"
+runuser -u munge -- munged --force --socket="$MUNGE_SOCKET" --pid-file="$WORK/munge/munged.pid" \
+  --log-file="$WORK/munge/munged.log" --seed-file="$WORK/munge/seed" || fail "munged did not start"
+MUNGE_PID="$(cat "$WORK/munge/munged.pid")"
+
+HOST="$(hostname)"
+MEM="$(awk '/MemTotal/ {print int($2 / 1024 / 2)}' /proc/meminfo)"
+cat > "$CONF" <<CONF
+ClusterName=flynntest
+SlurmctldHost=$HOST
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$MUNGE_SOCKET
+CredType=cred/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$WORK/state
+SlurmdSpoolDir=$WORK/spool
+SlurmctldPidFile=$WORK/run/slurmctld.pid
+SlurmdPidFile=$WORK/run/slurmd.pid
+SlurmctldLogFile=$WORK/log/slurmctld.log
+SlurmdLogFile=$WORK/log/slurmd.log
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+InactiveLimit=0
+KillWait=5
+NodeName=$HOST CPUs=$(nproc) RealMemory=$MEM State=UNKNOWN
+PartitionName=flynn Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$CONF"
+slurmctld -f "$CONF" || fail "slurmctld did not start"
+slurmd -f "$CONF" || fail "slurmd did not start"
+for _ in $(seq 1 60); do
+  sinfo -h -o %t 2>/dev/null | grep -q idle && break
+  sleep 1
+done
+sinfo -h -o %t | grep -q idle || fail "the node did not come up idle: $(sinfo 2>&1)"
+echo "ok - a one-node Slurm cluster is up ($(sinfo -h -o '%P %t %c'))"
+
+cd "$WORK" || exit 1
+SWEEP="$SRC/sweeps/vector_banks.json"
+"$FLYNN" sweep "$SWEEP" --outdir sw --slurm --sbatch "--partition=flynn" > submit.out 2>&1 || { cat submit.out >&2; fail "sweep --slurm"; }
+cat submit.out
+JOB="$(cat sw/slurm/job_id)"
+[[ -n "$JOB" ]] || fail "no job id"
+for _ in $(seq 1 180); do
+  [[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] && break
+  sleep 1
+done
+[[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] || fail "job $JOB still queued or running after 180 s"
+echo "ok - job array $JOB ran"
+
+"$FLYNN" sweep "$SWEEP" --outdir sw --collect > collect.out 2>&1 || { cat collect.out sw/points/*.log >&2; fail "sweep --collect"; }
+cat collect.out
+grep -q "7 points, 7 ok, 0 failed, 0 not run" collect.out || fail "not every point finished through Slurm"
+grep -q '^0,points/0000_banks-1,1,ok,569,' sw/results.csv || fail "results.csv: 1 bank should take 569 cycles"
+echo "ok - flynn sweep --collect gathered the 7 points run by Slurm"
+
+"$FLYNN" sweep "$SWEEP" --outdir sw --slurm > again.out 2>&1 || fail "second sweep --slurm"
+grep -q "nothing to submit" again.out || fail "a finished sweep was submitted again"
+echo "ok - a finished sweep is not submitted again"
