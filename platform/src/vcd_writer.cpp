@@ -110,7 +110,7 @@ void vcd_writer::write_vcd(std::ostream& os) const {
     for (const auto& [h, v] : last) {
       if (current[h] == v) continue;
       if (!stamped) {
-        os << "#" << ev[i].time << "\n";
+        if (ev[i].time != 0) os << "#" << ev[i].time << "\n";  // time 0 is stamped already
         stamped = true;
       }
       current[h] = v;
@@ -159,13 +159,14 @@ void vcd_writer::write_gtkw(std::ostream& os, const std::string& vcd_name) const
 }
 
 void vcd_writer::write_view_gtkw(std::ostream& os, const std::string& vcd_name, const trace_view& v) const {
-  // Times in the VCD's unit (ps). The zoom fits the window (plus 5% each side) into about
-  // 1100 pixels: GTKWave's zoom z shows 2^-z time units per pixel.
+  // Times in the VCD's unit (ps). The zoom fits the window (plus 5% each side) into the
+  // about 840 pixels of wave area a 1400-pixel window leaves beside the signal names:
+  // GTKWave's zoom z shows 2^-z / 200 time units per pixel.
   const auto start = static_cast<std::uint64_t>(v.start.to_seconds() * 1e12 + 0.5);
   const auto end = static_cast<std::uint64_t>(v.end.to_seconds() * 1e12 + 0.5);
   const double span = double(end > start ? end - start : 1);
   const std::uint64_t margin = static_cast<std::uint64_t>(span / 20);
-  const double zoom = -std::log2((span + 2.0 * double(margin)) / 1100.0);
+  const double zoom = -std::log2((span + 2.0 * double(margin)) / 840.0 * 200.0);
   os << "[*] GTKWave view written by Flynn: " << v.title << "\n";
   os << "[dumpfile] \"" << vcd_name << "\"\n";
   os << "[timestart] " << (start > margin ? start - margin : 0) << "\n[size] 1400 800\n[signals_width] 260\n[sst_expanded] 1\n";

@@ -425,12 +425,26 @@ void banked_memory::begin_resp_process(unsigned port) {
 
 bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& gp,
                                        tlm::tlm_dmi& dmi) {
-  (void)gp;
   if (!p_.dmi) return false;
+  const port_kind kind = ports_[port]->kind;
+  const bool wants_write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+  if (gp.get_address() >= p_.size_bytes) {  // no memory there: no grant (the range is what is known to be absent)
+    dmi.set_start_address(p_.size_bytes);
+    dmi.set_end_address(~sc_dt::uint64(0));
+    dmi.allow_none();
+    return false;
+  }
+  // A one-way port grants only its own direction; a request for the other one is refused.
+  if ((kind == port_kind::load && wants_write) || (kind == port_kind::store && !wants_write)) {
+    dmi.set_start_address(0);
+    dmi.set_end_address(p_.size_bytes - 1);
+    dmi.allow_none();
+    return false;
+  }
   dmi.set_dmi_ptr(data_.data());
   dmi.set_start_address(0);
   dmi.set_end_address(p_.size_bytes - 1);
-  switch (ports_[port]->kind) {
+  switch (kind) {
     case port_kind::shared: dmi.allow_read_write(); break;
     case port_kind::load: dmi.allow_read(); break;
     case port_kind::store: dmi.allow_write(); break;

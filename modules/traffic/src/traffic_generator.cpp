@@ -353,6 +353,7 @@ void traffic_generator::run_at() {
     const tlm::tlm_sync_enum r = out->nb_transport_fw(*gp, ph, d);
     if (r == tlm::TLM_ACCEPTED) {
       req_in_progress_ = true;
+      req_waiting_ = gp;
     } else if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
       if (d > sc_core::SC_ZERO_TIME) wait(d);  // END_REQ takes effect after the delay
     } else if (r == tlm::TLM_COMPLETED) {
@@ -387,12 +388,14 @@ tlm::tlm_sync_enum traffic_generator::nb_transport_bw(tlm::tlm_generic_payload& 
                                                       sc_core::sc_time& d) {
   if (ph == tlm::END_REQ) {
     req_in_progress_ = false;
+    req_waiting_ = nullptr;
     end_req_ev_.notify(d);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    if (req_in_progress_) {  // BEGIN_RESP implies END_REQ
+    if (req_in_progress_ && req_waiting_ == &gp) {  // BEGIN_RESP implies END_REQ of its own request only
       req_in_progress_ = false;
+      req_waiting_ = nullptr;
       end_req_ev_.notify(d);
     }
     response(gp, to_cycles_ceil(sc_core::sc_time_stamp() + d));

@@ -261,7 +261,8 @@ class protocol_checker : public sc_core::sc_module {
   // The target starts the response of `gp` (BEGIN_RESP on either path).
   void begin_resp(tlm::tlm_generic_payload& gp, open_txn& t, const std::string& ctx) {
     if (t.state == nb_state::response)
-      flag_txn("nb.phase_sequence", gp, ctx, "BEGIN_RESP for a transaction already in its response phase");
+      flag_txn("nb.phase_sequence", gp, ctx,
+               "BEGIN_RESP for a transaction already in its response phase");
     if (resp_open_ && resp_open_ != &gp)
       flag_txn("nb.response_exclusion", gp, ctx,
                "BEGIN_RESP before END_RESP of the previous response (" + describe(*resp_open_) +
@@ -452,9 +453,8 @@ class protocol_checker : public sc_core::sc_module {
     } else {
       invalidated_.emplace_back(start, end);
       // Drop every grant overlapping the range (a grant is invalid as a whole).
-      grants_.erase(std::remove_if(grants_.begin(), grants_.end(),
-                                   [&](const grant& g) { return g.start <= end && g.end >= start; }),
-                    grants_.end());
+      auto overlaps = [&](const grant& g) { return g.start <= end && g.end >= start; };
+      grants_.erase(std::remove_if(grants_.begin(), grants_.end(), overlaps), grants_.end());
     }
     target->invalidate_direct_mem_ptr(start, end);
   }

@@ -126,6 +126,7 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
   };
   std::unordered_map<tlm::tlm_generic_payload*, inflight> inflight_;  // AT, per payload
   bool req_in_progress_ = false;
+  const tlm::tlm_generic_payload* req_waiting_ = nullptr;  // the request awaiting END_REQ
   unsigned outstanding_ = 0;  // AT: requests awaiting their response
   std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> responded_;
   sc_core::sc_event end_req_ev_, resp_ev_;
