@@ -34,7 +34,7 @@ const char* usage =
     "\n"
     "usage:\n"
     "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd]\n"
-    "            [--max-cycles N] [--quiet]\n"
+    "            [--max-cycles N] [--check-protocol] [--quiet]\n"
     "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
     "  flynn list [--markdown]\n"
     "  flynn sweep SWEEP.json [--outdir DIR] [--jobs N] [--slurm [--sbatch OPTIONS]] [--collect]\n"
@@ -43,6 +43,8 @@ const char* usage =
     "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
     "          config.resolved.json, stats.json, stats.txt, host.json, with --trace vcd\n"
     "          also waves.vcd and waves.gtkw\n"
+    "          --check-protocol puts a TLM-2.0 base-protocol checker on every TLM link;\n"
+    "          a violation fails the run\n"
     "validate  check a scenario (parameters, bindings) without simulating\n"
     "list      every module type with its parameters (name, default, unit, description)\n"
     "sweep     run a base scenario at every point of parameter axes (one folder per point,\n"
@@ -71,7 +73,7 @@ struct options {
   std::string command, scenario, outdir, trace;
   std::vector<std::string> sets;
   std::uint64_t max_cycles = 0;
-  bool max_cycles_given = false, quiet = false, markdown = false;
+  bool max_cycles_given = false, quiet = false, markdown = false, check_protocol = false;
 };
 
 options parse_args(int argc, char** argv) {
@@ -81,6 +83,7 @@ options parse_args(int argc, char** argv) {
       "set", po::value<std::vector<std::string>>(&o.sets)->composing())(
       "trace", po::value<std::string>(&o.trace))("max-cycles", po::value<std::uint64_t>())(
       "quiet,q", po::bool_switch(&o.quiet))("markdown", po::bool_switch(&o.markdown))(
+      "check-protocol", po::bool_switch(&o.check_protocol))(
       "scenario", po::value<std::string>(&o.scenario));
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -151,7 +154,7 @@ int cmd_run(const options& o) {
   const scenario_doc sd = load(o);
   module_registry reg;
   register_builtin_modules(reg);
-  platform p(sd, reg);
+  platform p(sd, reg, o.check_protocol);
   const std::string outdir = o.outdir.empty() ? "out/" + p.spec().name : o.outdir;
   check_outdir(outdir);
 

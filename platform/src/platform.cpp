@@ -1,5 +1,7 @@
 #include "flynn/platform/platform.h"
 
+#include "flynn/tlm/protocol_checker.h"
+
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -65,8 +67,8 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-platform::platform(const scenario_doc& sd, const module_registry& registry)
-    : sd_(sd), spec_(parse_scenario(sd)), links_types_(registry.links()) {
+platform::platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol)
+    : sd_(sd), spec_(parse_scenario(sd)), links_types_(registry.links()), check_protocol_(check_protocol) {
   resolved_ = json::object();
   resolved_["name"] = spec_.name;
   resolved_["description"] = spec_.description;
@@ -193,8 +195,20 @@ void platform::bind_all() {
       if (!bound.insert(ref).second)
         throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
                           "a socket bound only once", "'" + ref + "' bound again");
-    i->get_base_port().bind(t->get_base_interface());
-    t->get_base_port().bind(i->get_base_interface());
+    if (check_protocol_) {  // initiator -> checker -> target
+      std::string n = "protocol_" + b.initiator + "_" + b.target;
+      std::replace(n.begin(), n.end(), '.', '_');
+      checkers_.push_back(std::make_unique<protocol_checker>(n.c_str()));
+      protocol_checker& c = *checkers_.back();
+      c.warnings = false;
+      i->get_base_port().bind(c.target.get_base_interface());
+      c.target.get_base_port().bind(i->get_base_interface());
+      c.initiator.get_base_port().bind(t->get_base_interface());
+      t->get_base_port().bind(c.initiator.get_base_interface());
+    } else {
+      i->get_base_port().bind(t->get_base_interface());
+      t->get_base_port().bind(i->get_base_interface());
+    }
     links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
   }
   for (auto* m : modules_)
@@ -274,6 +288,20 @@ run_result platform::simulate(std::uint64_t max_cycles) {
 }
 
 void platform::verify(run_result& r) const {
+  if (!checkers_.empty()) {
+    std::size_t v = 0;
+    std::string first;
+    for (const auto& c : checkers_) {
+      v += c->violations();
+      if (first.empty() && c->violations()) first = c->report();
+    }
+    if (v) {
+      r.state = run_result::status::mismatch;
+      r.message = "TLM-2.0 base protocol: " + std::to_string(v) + " violations; " + first.substr(0, 2000);
+      return;
+    }
+    r.checks.push_back("TLM-2.0 base protocol: " + std::to_string(checkers_.size()) + " links checked, no violation");
+  }
   run_functional_checks(*this, r);
   if (!r.failed() && workload_) workload_->check(*this, r);
   if (!r.failed()) check_calibration(r);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs shipped scenarios and checks the numbers listed in scenario_numbers.txt.
+# Runs shipped scenarios, each with a TLM-2.0 base-protocol checker on every TLM link, and
+# checks the numbers listed in scenario_numbers.txt.
 # Usage: scenario_numbers_test.sh FLYNN_BINARY SOURCE_DIR [SCENARIO]  (default: every line)
 set -euo pipefail
 flynn=$1
@@ -15,7 +16,7 @@ expect() {
   local scenario=$1 module=$2
   shift 2
   ran=$((ran + 1))
-  if ! "$flynn" run "$src/scenarios/$scenario.json" --outdir "$work/${scenario//\//_}" --quiet; then
+  if ! "$flynn" run "$src/scenarios/$scenario.json" --outdir "$work/${scenario//\//_}" --quiet --check-protocol; then
     echo "FAIL $scenario: run failed"; fail=1; return
   fi
   if python3 - "$work/${scenario//\//_}/stats.json" "$module" "$@" <<'PY'

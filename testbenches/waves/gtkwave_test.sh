@@ -100,7 +100,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-# 1. Run every shipped scenario with --trace vcd.
+# 1. Run every shipped scenario with --trace vcd (and a base-protocol checker on every TLM link).
 mapfile -t scenarios < <(cd "$SRC/scenarios" && find . -mindepth 2 -maxdepth 2 -name '*.json' | sed 's|^\./||; s|\.json$||' | sort)
 [[ ${#scenarios[@]} -gt 0 ]] || { echo "FAIL: no scenarios under $SRC/scenarios" >&2; exit 1; }
 : >"$WORK/views.txt"
@@ -114,7 +114,7 @@ for s in "${scenarios[@]}"; do
   mkdir -p "$(dirname "$out")"
   read -r -a extra <<<"${EXTRA[$s]:-}"
   t0=$SECONDS
-  timeout -k 10 "$RUN_TIMEOUT" "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd --outdir "$out" \
+  timeout -k 10 "$RUN_TIMEOUT" "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd --check-protocol --outdir "$out" \
     --quiet "${extra[@]}" >"$out.stdout" 2>"$out.stderr"
   rc=$?
   if [[ $rc -ne 0 ]]; then

@@ -16,6 +16,8 @@
 
 namespace flynn {
 
+class protocol_checker;
+
 struct run_result {
   enum class status { ok, fault, deadlock, cycle_limit, mismatch };
   status state = status::ok;
@@ -31,7 +33,8 @@ class platform {
  public:
   // Validates the scenario and elaborates it. Throws input_error on bad input; nothing is
   // simulated and nothing is written.
-  platform(const scenario_doc& sd, const module_registry& registry);
+  // check_protocol: a base-protocol checker on every TLM link; a violation fails the run.
+  platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol = false);
   ~platform();
   platform(const platform&) = delete;
   platform& operator=(const platform&) = delete;
@@ -63,8 +66,10 @@ class platform {
   nlohmann::json resolved_;
   std::unique_ptr<top_module> top_;
   std::vector<module*> modules_;
+  std::vector<std::unique_ptr<protocol_checker>> checkers_;
   std::vector<std::pair<std::string, std::string>> links_;  // initiator socket -> target instance
   std::vector<link_type> links_types_;
+  bool check_protocol_ = false;
   std::unique_ptr<workload> workload_;
 };
 
