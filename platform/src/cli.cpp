@@ -1,8 +1,10 @@
 #include "flynn/platform/cli.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -34,7 +36,7 @@ const char* usage =
     "\n"
     "usage:\n"
     "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd]\n"
-    "            [--max-cycles N] [--check-protocol] [--quiet]\n"
+    "            [--max-cycles N] [--check-protocol] [--log-level [INSTANCE=]LEVEL]... [--quiet]\n"
     "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
     "  flynn list [--markdown]\n"
     "  flynn sweep SWEEP.json [--outdir DIR] [--jobs N] [--slurm [--sbatch OPTIONS]] [--collect]\n"
@@ -45,6 +47,10 @@ const char* usage =
     "          also waves.vcd and waves.gtkw\n"
     "          --check-protocol puts a TLM-2.0 base-protocol checker on every TLM link;\n"
     "          a violation fails the run\n"
+    "          --log-level LEVEL sets how much the modules log (none, low, medium, high,\n"
+    "          full, debug; default: low); INSTANCE=LEVEL sets it for one module\n"
+    "          (top.sm=debug). Runs longer than a few seconds show progress on stderr\n"
+    "          when it is a terminal\n"
     "validate  check a scenario (parameters, bindings) without simulating\n"
     "list      every module type with its parameters (name, default, unit, description)\n"
     "sweep     run a base scenario at every point of parameter axes (one folder per point,\n"
@@ -71,7 +77,7 @@ double peak_rss_mb() {
 
 struct options {
   std::string command, scenario, outdir, trace;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, log_levels;
   std::uint64_t max_cycles = 0;
   bool max_cycles_given = false, quiet = false, markdown = false, check_protocol = false;
 };
@@ -84,6 +90,7 @@ options parse_args(int argc, char** argv) {
       "trace", po::value<std::string>(&o.trace))("max-cycles", po::value<std::uint64_t>())(
       "quiet,q", po::bool_switch(&o.quiet))("markdown", po::bool_switch(&o.markdown))(
       "check-protocol", po::bool_switch(&o.check_protocol))(
+      "log-level", po::value<std::vector<std::string>>(&o.log_levels)->composing())(
       "scenario", po::value<std::string>(&o.scenario));
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -101,6 +108,42 @@ options parse_args(int argc, char** argv) {
   if (!o.trace.empty() && o.trace != "vcd")
     throw input_error("command line: --trace: expected \"vcd\", found \"" + o.trace + "\"");
   return o;
+}
+
+int verbosity_of(const std::string& level, const std::string& what) {
+  static const std::pair<const char*, int> levels[] = {{"none", sc_core::SC_NONE}, {"low", sc_core::SC_LOW},
+                                                       {"medium", sc_core::SC_MEDIUM}, {"high", sc_core::SC_HIGH},
+                                                       {"full", sc_core::SC_FULL}, {"debug", sc_core::SC_DEBUG}};
+  for (const auto& [n, v] : levels)
+    if (level == n) return v;
+  throw input_error("command line: --log-level " + what + ": expected none, low, medium, high, full or debug, found '" +
+                    level + "'");
+}
+
+// --log-level LEVEL (every module) or INSTANCE=LEVEL (one module, "sm" or "top.sm").
+void apply_log_levels(platform& p, const std::vector<std::string>& specs) {
+  sc_core::sc_report_handler::set_verbosity_level(sc_core::SC_LOW);  // the default
+  for (const auto& s : specs) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos) {
+      sc_core::sc_report_handler::set_verbosity_level(verbosity_of(s, s));
+      continue;
+    }
+    const std::string inst = s.substr(0, eq);
+    const int v = verbosity_of(s.substr(eq + 1), s);
+    module* m = nullptr;
+    std::vector<std::string> names;
+    for (auto* x : p.modules()) {
+      names.emplace_back(x->name());
+      if (inst == x->name() || inst == x->basename()) m = x;
+    }
+    if (!m) {
+      const std::string hint = did_you_mean(inst, names);
+      throw input_error("command line: --log-level " + s + ": expected a module instance (" +
+                        (hint.empty() ? "e.g. top.sm" : hint) + "), found '" + inst + "'");
+    }
+    m->set_log_level(v);
+  }
 }
 
 scenario_doc load(const options& o) {
@@ -158,8 +201,26 @@ int cmd_run(const options& o) {
   const std::string outdir = o.outdir.empty() ? "out/" + p.spec().name : o.outdir;
   check_outdir(outdir);
 
+  apply_log_levels(p, o.log_levels);
   vcd_writer vcd;
   if (o.trace == "vcd") p.attach_trace(vcd);
+  if (!o.quiet && isatty(2)) {  // progress on a terminal: cycles, rate, elapsed
+    // After 3 s of wall time (FLYNN_PROGRESS_AFTER=SECONDS changes that).
+    const char* after_env = std::getenv("FLYNN_PROGRESS_AFTER");
+    const double after = after_env ? std::atof(after_env) : 3.0;
+    p.set_progress([name = p.spec().name, wall0, after, printed = false](std::uint64_t cycles, bool end) mutable {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      if (end) {
+        if (printed) std::cerr << "\n";
+        return;
+      }
+      if (el < after) return;
+      printed = true;
+      std::cerr << "\rflynn: " << name << ": " << cycles << " cycles simulated, " << std::fixed << std::setprecision(0)
+                << cycles / el << " cycles/s, " << std::setprecision(1) << el << " s   " << std::flush;
+      std::cerr.unsetf(std::ios::fixed);
+    });
+  }
   const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
   if (double(max_cycles) * p.spec().clock_ns > 1e15)  // simulated time must fit sc_time (ps)
     throw input_error("command line: --max-cycles: expected at most " +

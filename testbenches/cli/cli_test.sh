@@ -411,6 +411,31 @@ pass "a bad sweep file is bad input naming the JSON path (exit 2)"
 [[ "$(head -c 8 banks.png | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] || fail "banks.png is not a PNG"
 pass "scripts/plot turns the sweep table into a PNG chart"
 
+# --------------------------------------------------------------------------- progress and logs
+flynn run "$SRC/scenarios/simt/vecadd_warps.json" --outdir prog_quiet
+expect_rc 0
+[[ ! -s "$WORK/.stderr" ]] || fail "$LAST: wrote to stderr although it is not a terminal"
+if command -v script >/dev/null; then
+  FLYNN_PROGRESS_AFTER=0 script -qec "$FLYNN run $SRC/scenarios/simt/vecadd_warps.json --outdir prog_tty" /dev/null \
+    > tty.out 2>&1 || fail "the run on a terminal failed"
+  grep -q "flynn: vecadd_warps: [0-9]* cycles simulated, [0-9]* cycles/s" tty.out ||
+    fail "no progress line on a terminal: $(head -c 300 tty.out)"
+  cmp -s prog_quiet/stats.json prog_tty/stats.json || fail "a run showing progress gave different stats"
+  pass "progress shows on a terminal only, and does not change the results"
+fi
+
+flynn run "$CAL" --log-level top.gmma=high --log-level tma=high --outdir cal_log
+expect_rc 0
+stdout_has "flynn/log: top.gmma: wgmma m64n64k16 of warpgroup 0: warps arrived"
+stdout_has "flynn/log: top.tma: load of 1024 bytes"
+grep -q "flynn/log: top.sm" "$WORK/.stdout" && fail "$LAST: top.sm logged although only top.gmma and top.tma were raised"
+flynn run "$CAL" --log-level debug --outdir cal_log2
+stdout_has "flynn/log: top.sm: block 0 launched"
+flynn run "$CAL" --log-level top.gmmx=high --outdir cal_log3
+expect_rc 2
+stderr_has "--log-level top.gmmx=high: expected a module instance (did you mean 'top.gmma'?)"
+pass "--log-level sets the log verbosity globally and per module instance"
+
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
 # A run stopped by the cycle limit reports the limit as its cycle count, also when the

@@ -348,6 +348,11 @@ std::string gmma_unit::run(gathering& g) {
   state_.set(cycles(math_start), 3);
   state_.set(cycles(end), 4);  // the end signal
   state_.set(cycles(end + 1), 0);
+  if (log_enabled(sc_core::SC_HIGH))
+    log(sc_core::SC_HIGH, "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) +
+                              ": warps arrived " + std::to_string(first) + " .. " + std::to_string(last) +
+                              ", operands from " + std::to_string(t) + ", math from " + std::to_string(math_start) +
+                              ", end " + std::to_string(end));
   math_starts_.push_back(math_start);
   while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
   if (wgmmas_.value() == 1) {

@@ -272,6 +272,9 @@ void simt_core::launch_blocks(std::uint64_t t) {
     if (free_slots.size() < warps) return;
     bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}};
     ++blocks_launched_;
+    if (log_enabled(sc_core::SC_HIGH))
+      log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
+                                std::to_string(t));
     if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
       std::vector<unsigned char> zero(launch_.shared_bytes, 0);
       tlm::tlm_generic_payload gp;
@@ -1063,6 +1066,8 @@ void simt_core::run() {
     return;
   }
   done_ = true;
+  log(sc_core::SC_MEDIUM, std::to_string(launch_.grid) + " blocks finished at cycle " + std::to_string(end_) + ", " +
+                              std::to_string(warp_instr_.value()) + " warp instructions");
 }
 
 std::string simt_core::pending_work() const {

@@ -97,6 +97,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
   std::vector<unsigned char> buf(row);
   std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
+  const std::uint64_t first_row = t;
   std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
     // Global coordinates of this row; rows outside the tensor are all zeros.
@@ -152,6 +153,10 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     }
   }
   next_issue_ = t;
+  if (log_enabled(sc_core::SC_HIGH))
+    log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
+                              std::to_string(first_row) +
+                              ", landed by " + std::to_string(busy_until_));
   return {};
 }
 

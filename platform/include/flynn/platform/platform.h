@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ class platform {
   run_result simulate(std::uint64_t max_cycles);
   void verify(run_result& r) const;
   void check_calibration(run_result& r) const;
+  // Called between slices of simulated time (cycles so far) and once at the end (end = true);
+  // with it set, simulate() runs in slices to report progress.
+  void set_progress(std::function<void(std::uint64_t cycles, bool end)> f) { progress_ = std::move(f); }
 
  private:
   struct top_module;
@@ -70,6 +74,7 @@ class platform {
   std::vector<std::pair<std::string, std::string>> links_;  // initiator socket -> target instance
   std::vector<link_type> links_types_;
   bool check_protocol_ = false;
+  std::function<void(std::uint64_t, bool)> progress_;
   std::unique_ptr<workload> workload_;
 };
 

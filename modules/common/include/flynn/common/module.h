@@ -57,6 +57,15 @@ class module : public sc_core::sc_module {
   virtual bool runs_program() const { return false; }
   virtual std::uint64_t instructions_retired() const { return 0; }
 
+  // Log messages: SystemC info reports of type "flynn/log" with the module's name, at a
+  // verbosity (sc_core::SC_LOW .. SC_DEBUG). A module prints those at or below its own
+  // level when one is set (set_log_level), else the global SystemC verbosity.
+  void set_log_level(int verbosity) { log_level_ = verbosity; }
+  bool log_enabled(int verbosity) const {
+    return verbosity <= (log_level_ >= 0 ? log_level_ : sc_core::sc_report_handler::get_verbosity_level());
+  }
+  void log(int verbosity, const std::string& msg) const;
+
  protected:
   // Reports a simulated fault (bad address, protocol violation seen by this module...).
   // Raised as an sc_report error of type "flynn/fault", which a platform turns into a
@@ -67,6 +76,7 @@ class module : public sc_core::sc_module {
 
  private:
   sc_core::sc_time clock_;
+  int log_level_ = -1;  // -1: the global verbosity
 };
 
 }  // namespace flynn
