@@ -15,6 +15,7 @@
 #include "flynn/platform/errors.h"
 #include "flynn/platform/json_params.h"
 #include "flynn/platform/output.h"
+#include "flynn/platform/perfetto_writer.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/stats_writer.h"
 #include "flynn/platform/sweep.h"
@@ -35,7 +36,7 @@ const char* usage =
     "Flynn " FLYNN_VERSION " - SystemC/TLM-2.0 models of SIMD, vector and GPU hardware\n"
     "\n"
     "usage:\n"
-    "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd]\n"
+    "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd|perfetto|vcd,perfetto]\n"
     "            [--max-cycles N] [--check-protocol] [--log-level [INSTANCE=]LEVEL]... [--quiet]\n"
     "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
     "  flynn list [--markdown]\n"
@@ -44,7 +45,9 @@ const char* usage =
     "\n"
     "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
     "          config.resolved.json, stats.json, stats.txt, host.json, with --trace vcd\n"
-    "          also waves.vcd and waves.gtkw\n"
+    "          also waves.vcd and waves.gtkw, with --trace perfetto trace.json (a timeline\n"
+    "          for ui.perfetto.dev: warp instructions, GMMA phases, TMA copies, memory\n"
+    "          transactions, signals as counters)\n"
     "          --check-protocol puts a TLM-2.0 base-protocol checker on every TLM link;\n"
     "          a violation fails the run\n"
     "          --log-level LEVEL sets how much the modules log (none, low, medium, high,\n"
@@ -105,10 +108,46 @@ options parse_args(int argc, char** argv) {
     o.max_cycles = vm["max-cycles"].as<std::uint64_t>();
     o.max_cycles_given = true;
   }
-  if (!o.trace.empty() && o.trace != "vcd")
-    throw input_error("command line: --trace: expected \"vcd\", found \"" + o.trace + "\"");
+  if (!o.trace.empty() && o.trace != "vcd" && o.trace != "perfetto" && o.trace != "vcd,perfetto" &&
+      o.trace != "perfetto,vcd")
+    throw input_error("command line: --trace: expected \"vcd\", \"perfetto\" or \"vcd,perfetto\", found \"" + o.trace +
+                      "\"");
   return o;
 }
+
+// Both waveforms and a timeline: one sink that hands everything to two.
+class tee_sink final : public trace_sink {
+ public:
+  tee_sink(trace_sink& a, trace_sink& b) : a_(a), b_(b) {}
+  int declare(const std::string& scope, const std::string& name, unsigned width) override {
+    handles_.emplace_back(a_.declare(scope, name, width), b_.declare(scope, name, width));
+    return static_cast<int>(handles_.size()) - 1;
+  }
+  void change(int h, const sc_core::sc_time& when, std::uint64_t v) override {
+    a_.change(handles_[static_cast<std::size_t>(h)].first, when, v);
+    b_.change(handles_[static_cast<std::size_t>(h)].second, when, v);
+  }
+  void add_view(const trace_view& v) override {
+    a_.add_view(v);
+    b_.add_view(v);
+  }
+  bool wants_timeline() const override { return a_.wants_timeline() || b_.wants_timeline(); }
+  void slice(const std::string& scope, const std::string& track, const std::string& name, const sc_core::sc_time& s,
+             const sc_core::sc_time& e) override {
+    if (a_.wants_timeline()) a_.slice(scope, track, name, s, e);
+    if (b_.wants_timeline()) b_.slice(scope, track, name, s, e);
+  }
+  void span(const std::string& scope, const std::string& cat, const std::string& name, std::uint64_t id,
+            const sc_core::sc_time& s, const sc_core::sc_time& e) override {
+    if (a_.wants_timeline()) a_.span(scope, cat, name, id, s, e);
+    if (b_.wants_timeline()) b_.span(scope, cat, name, id, s, e);
+  }
+
+ private:
+  trace_sink& a_;
+  trace_sink& b_;
+  std::vector<std::pair<int, int>> handles_;
+};
 
 int verbosity_of(const std::string& level, const std::string& what) {
   static const std::pair<const char*, int> levels[] = {{"none", sc_core::SC_NONE}, {"low", sc_core::SC_LOW},
@@ -203,7 +242,13 @@ int cmd_run(const options& o) {
 
   apply_log_levels(p, o.log_levels);
   vcd_writer vcd;
-  if (o.trace == "vcd") p.attach_trace(vcd);
+  perfetto_writer timeline;
+  const bool want_vcd = o.trace.find("vcd") != std::string::npos;
+  const bool want_timeline = o.trace.find("perfetto") != std::string::npos;
+  tee_sink both(vcd, timeline);
+  if (want_vcd && want_timeline) p.attach_trace(both);
+  else if (want_vcd) p.attach_trace(vcd);
+  else if (want_timeline) p.attach_trace(timeline);
   if (!o.quiet && isatty(2)) {  // progress on a terminal: cycles, rate, elapsed
     // After 3 s of wall time (FLYNN_PROGRESS_AFTER=SECONDS changes that).
     const char* after_env = std::getenv("FLYNN_PROGRESS_AFTER");
@@ -256,7 +301,12 @@ int cmd_run(const options& o) {
     write_stats_text(txt, groups);
     write_file(dir + "/stats.txt", txt.str());
     write_file(dir + "/host.json", host.dump(2) + "\n");
-    if (o.trace == "vcd") {
+    if (want_timeline) {
+      std::ostringstream t;
+      timeline.write(t);
+      write_file(dir + "/trace.json", t.str());
+    }
+    if (want_vcd) {
       std::ostringstream v, g;
       vcd.write_vcd(v);
       vcd.write_gtkw(g, "waves.vcd");

@@ -436,6 +436,23 @@ expect_rc 2
 stderr_has "--log-level top.gmmx=high: expected a module instance (did you mean 'top.gmma'?)"
 pass "--log-level sets the log verbosity globally and per module instance"
 
+# --------------------------------------------------------------------------- timelines
+flynn run "$CAL" --trace perfetto --outdir cal_timeline
+expect_rc 0
+[[ -f cal_timeline/trace.json && ! -e cal_timeline/waves.vcd ]] || fail "$LAST: expected trace.json only"
+python3 "$SRC/testbenches/cli/perfetto_check.py" cal_timeline/trace.json "warp slot" gmma.start_barrier gmma.operands \
+  gmma.math tma.load port0 || fail "cal_timeline/trace.json is not a valid timeline"
+flynn run "$SRC/scenarios/vector/daxpy.json" --trace vcd,perfetto --outdir daxpy_both
+expect_rc 0
+[[ -f daxpy_both/trace.json && -f daxpy_both/waves.vcd ]] || fail "$LAST: expected trace.json and waves.vcd"
+python3 "$SRC/testbenches/cli/perfetto_check.py" daxpy_both/trace.json port0 || fail "daxpy_both/trace.json is not a valid timeline"
+flynn run "$CAL" --trace perfetto --outdir cal_timeline2
+cmp -s cal_timeline/trace.json cal_timeline2/trace.json || fail "two runs gave different timelines"
+flynn run "$CAL" --trace json --outdir cal_bad_trace
+expect_rc 2
+stderr_has "--trace: expected \"vcd\", \"perfetto\" or \"vcd,perfetto\", found \"json\""
+pass "--trace perfetto writes a trace-event timeline: warps, GMMA phases, TMA copies, memory transactions"
+
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
 # A run stopped by the cycle limit reports the limit as its cycle count, also when the

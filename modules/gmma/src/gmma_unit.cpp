@@ -353,6 +353,13 @@ std::string gmma_unit::run(gathering& g) {
                               ": warps arrived " + std::to_string(first) + " .. " + std::to_string(last) +
                               ", operands from " + std::to_string(t) + ", math from " + std::to_string(math_start) +
                               ", end " + std::to_string(end));
+  if (trace_sink* tl = timeline_) {
+    const std::uint64_t id = wgmmas_.value();
+    const std::string what = "wgmma m64n" + std::to_string(n) + "k16 #" + std::to_string(id);
+    tl->span(name(), "gmma.start_barrier", what, id, cycles(first), cycles(last));
+    tl->span(name(), "gmma.operands", what, id, cycles(start), cycles(std::max(start, math_start)));
+    tl->span(name(), "gmma.math", what, id, cycles(math_start), cycles(end));
+  }
   math_starts_.push_back(math_start);
   while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
   if (wgmmas_.value() == 1) {
@@ -368,6 +375,7 @@ std::string gmma_unit::run(gathering& g) {
 }
 
 void gmma_unit::attach_trace(trace_sink& sink) {
+  if (sink.wants_timeline()) timeline_ = &sink;
   state_.attach(&sink, name(), "state", 3);
   arrived_sig_.attach(&sink, name(), "start_barrier_arrived", 4);
   group_sig_.attach(&sink, name(), "b_column_group", 8);

@@ -289,6 +289,10 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   last_cycle_ = std::max(last_cycle_, issue);
   ++port_requests_[ps.adapter.index];
   if (tracing_) record(port_trace_[ps.adapter.index], t0, issue + 1);
+  if (timeline_)
+    timeline_->span(name(), "port" + std::to_string(ps.adapter.index),
+                    std::string(gp.is_read() ? "read " : "write ") + std::to_string(gp.get_data_length()) + " B",
+                    ++spans_, cycles(arrival), cycles(done));
   return {first, done};
 }
 
@@ -491,6 +495,7 @@ void banked_memory::poke(std::uint64_t addr, const unsigned char* src, std::size
 
 void banked_memory::attach_trace(trace_sink& sink) {
   tracing_ = true;
+  if (sink.wants_timeline()) timeline_ = &sink;
   bank_trace_.resize(p_.banks);
   port_trace_.resize(ports_.size());
   for (unsigned b = 0; b < p_.banks; ++b)

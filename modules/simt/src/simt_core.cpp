@@ -80,6 +80,7 @@ struct simt_core::warp {
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::uint64_t tma_stores_done = 0;                     // its tma.store copies have completed
+  std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
 };
@@ -896,6 +897,16 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   issue_pc_.set(cycles(t), group.front()->stack.back().pc);
   active_mask_.set(cycles(t), lanes);
   active_lanes_.set(cycles(t), active);
+  if (timeline_)
+    for (warp* w : group) {
+      const auto& in = kernel_.code[w->stack.back().pc];
+      const std::string track = "warp slot " + std::to_string(w->slot);
+      const bool waits = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
+      if (waits && t > w->issue_end)
+        timeline_->slice(name(), track, std::string("waiting: ") + simt::mnemonic(in.code), cycles(w->issue_end), cycles(t));
+      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, cycles(t), cycles(t + occupancy));
+      w->issue_end = t + occupancy;
+    }
   for (warp* w : group) execute(*w, t, occupancy);
   return t + occupancy;
 }
@@ -1076,6 +1087,7 @@ std::string simt_core::pending_work() const {
 }
 
 void simt_core::attach_trace(trace_sink& sink) {
+  if (sink.wants_timeline()) timeline_ = &sink;
   issue_warp_.attach(&sink, name(), "issue_warp", 8);
   issue_pc_.attach(&sink, name(), "issue_pc", 16);
   active_mask_.attach(&sink, name(), "active_mask", 32);

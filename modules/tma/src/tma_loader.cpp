@@ -153,6 +153,9 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     }
   }
   next_issue_ = t;
+  if (timeline_)
+    timeline_->span(name(), "tma.load", "load " + std::to_string(rows * row) + " B", copies_.value(), cycles(first_row),
+                    cycles(busy_until_));
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
                               std::to_string(first_row) +
@@ -172,6 +175,7 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
   std::vector<unsigned char> buf(row);
   std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
+  const std::uint64_t first_row = t;
   std::array<std::uint32_t, 5> idx{};
   done_at = t;
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
@@ -222,6 +226,9 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
       idx[k] = 0;
     }
   }
+  if (timeline_)
+    timeline_->span(name(), "tma.store", "store " + std::to_string(rows * row) + " B", stores_.value(), cycles(first_row),
+                    cycles(done_at));
   next_issue_ = t;
   return {};
 }
@@ -234,6 +241,9 @@ void tma_loader::finish() {
   }
 }
 
-void tma_loader::attach_trace(trace_sink& sink) { bytes_in_flight_.attach(&sink, name(), "bytes_in_flight", 32); }
+void tma_loader::attach_trace(trace_sink& sink) {
+  bytes_in_flight_.attach(&sink, name(), "bytes_in_flight", 32);
+  if (sink.wants_timeline()) timeline_ = &sink;
+}
 
 }  // namespace flynn

@@ -25,6 +25,19 @@ class trace_sink {
   virtual ~trace_sink() = default;
   // Proposes a view; a sink may ignore it.
   virtual void add_view(const trace_view& v) { (void)v; }
+
+  // Timelines (a sink that keeps them answers true): a slice on a named track of a scope
+  // (slices of one track must not overlap), and an async span (spans may overlap; `id`
+  // tells them apart within a category).
+  virtual bool wants_timeline() const { return false; }
+  virtual void slice(const std::string& scope, const std::string& track, const std::string& name,
+                     const sc_core::sc_time& start, const sc_core::sc_time& end) {
+    (void)scope, (void)track, (void)name, (void)start, (void)end;
+  }
+  virtual void span(const std::string& scope, const std::string& category, const std::string& name,
+                    std::uint64_t id, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+    (void)scope, (void)category, (void)name, (void)id, (void)start, (void)end;
+  }
   // Declares a signal under a hierarchical scope ("top.mem"); returns its handle.
   virtual int declare(const std::string& scope, const std::string& name, unsigned width) = 0;
   virtual void change(int handle, const sc_core::sc_time& when, std::uint64_t value) = 0;

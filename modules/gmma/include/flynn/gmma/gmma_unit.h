@@ -81,6 +81,7 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
       rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_;
   trace_signal state_, group_sig_, arrived_sig_, parts_done_;
+  trace_sink* timeline_ = nullptr;  // MMA phases as async spans
 };
 
 }  // namespace flynn

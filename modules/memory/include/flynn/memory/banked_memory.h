@@ -83,6 +83,8 @@ class banked_memory : public module {
   bool admit(tlm::tlm_generic_payload& gp, const port_state& ps) const;
   // Reserves port and banks for a request arriving at `arrival` (cycles).
   timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival);
+  trace_sink* timeline_ = nullptr;  // memory transactions as async spans
+  std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
   void move_data(tlm::tlm_generic_payload& gp);
   std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;

@@ -132,6 +132,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
   std::vector<trace_signal> warp_state_;
   std::vector<trace_signal> mbar_trace_;       // 3 per traced barrier
+  trace_sink* timeline_ = nullptr;             // warp instructions as slices
   std::vector<std::uint64_t> mbar_traced_;     // their shared addresses, in order of first init
 };
 

@@ -85,6 +85,7 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   std::uint64_t next_issue_ = 0, busy_until_ = 0;
   stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_, stores_, bytes_stored_;
   std::map<std::uint64_t, std::int64_t> in_flight_;  // bytes in flight: changes by cycle
+  trace_sink* timeline_ = nullptr;                    // copies as async spans
   trace_signal bytes_in_flight_;
 };
 
