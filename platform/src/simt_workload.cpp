@@ -138,6 +138,11 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
     if (!ms.is_array()) fail("workload.tensor_maps", "an array of tensor descriptors", json_kind(ms));
     for (std::size_t i = 0; i < ms.size(); ++i) launch_.tensor_maps.push_back(tensor_map(ms[i], index_path("workload.tensor_maps", i)));
   }
+  for (const auto& in : kernel_.code)  // every tma.load / tma.store names a tensor map of the launch
+    if ((in.code == simt::op::tma_load || in.code == simt::op::tma_store) && in.rd >= launch_.tensor_maps.size())
+      fail("workload.tensor_maps", "a tensor map " + std::to_string(in.rd) + " for line " + std::to_string(in.line) + " (" +
+                                       in.text + ")",
+           std::to_string(launch_.tensor_maps.size()) + " tensor maps");
   try {
     core_->load(kernel_, launch_);
   } catch (const std::invalid_argument& e) {

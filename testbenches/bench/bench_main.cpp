@@ -195,6 +195,15 @@ json case_gemm(std::uint64_t k) {
           {"ratio_to_host_gemm", sec / host}, {"rate", fmas / sec}, {"unit", "FMA/s"}};
 }
 
+// Soak: the looping kernel run for about n simulated cycles (456 cycles per iteration);
+// peak memory must not grow with simulated time.
+json case_soak(std::uint64_t n) {
+  const std::uint64_t iterations = std::max<std::uint64_t>(1, n / 456);
+  json r = case_simt("soak.json", {"workload.params=[" + std::to_string(iterations) + "]"});
+  r["iterations"] = iterations;
+  return r;
+}
+
 json run_case(const std::string& name, std::uint64_t n) {
   json r;
   if (name == "kernel") r = case_kernel(n);
@@ -204,6 +213,7 @@ json run_case(const std::string& name, std::uint64_t n) {
   else if (name == "simt_vecadd" || name == "simt_vecadd_2x") r = case_simt_vecadd(n);
   else if (name == "simt_divergence") r = case_simt_divergence(n);
   else if (name == "h100_sm_gemm" || name == "h100_sm_gemm_2k") r = case_gemm(n);
+  else if (name == "soak_10m" || name == "soak_100m") r = case_soak(n);
   else throw std::runtime_error("unknown case " + name);
   r["case"] = name;
   r["peak_rss_mb"] = peak_rss_mb();
@@ -276,6 +286,8 @@ int sc_main(int argc, char* argv[]) {
         {"simt_divergence", "SIMT core: divergent if/else kernel", 1048576 / scale, 2e6, 1e9},
         {"h100_sm_gemm", "GMMA SM: 512 x 512 x K bf16 GEMM, K = count", quick ? 128u : 512u, 0, 0},
         {"h100_sm_gemm_2k", "GMMA SM: the same GEMM at twice the depth", quick ? 256u : 1024u, 0, 0},
+        {"soak_10m", "SIMT core: a looping kernel for ~10 M cycles", 10000000 / scale, 0, 0},
+        {"soak_100m", "SIMT core: the same for ~100 M cycles", 100000000 / scale, 0, 0},
     };
     json all = json::array();
     std::cout << std::left << std::setw(17) << "case" << std::setw(52) << "what" << std::right
@@ -323,6 +335,13 @@ int sc_main(int argc, char* argv[]) {
       if (x["case"] == "h100_sm_gemm_2k")
         std::cout << "h100_sm_gemm host time, 2K / K: " << std::setprecision(3)
                   << x["host_time_ratio_to_1x"].get<double>() << " (target <= 2.1)\n";
+      if (x["case"] == "soak_100m")
+        for (const auto& y : all)
+          if (y["case"] == "soak_10m")
+            std::cout << "soak: peak " << std::setprecision(1) << y["peak_rss_mb"].get<double>() << " MB at "
+                      << y["cycles"].get<std::uint64_t>() << " cycles, " << x["peak_rss_mb"].get<double>() << " MB at "
+                      << x["cycles"].get<std::uint64_t>() << " cycles (ratio " << std::setprecision(3)
+                      << x["peak_rss_mb"].get<double>() / y["peak_rss_mb"].get<double>() << ")\n";
     }
     std::cout << "written: " << out << "/bench.json\n";
     return 0;

@@ -989,7 +989,9 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   }
   // A store holds its in-flight slot only until it leaves the load/store unit (posted write);
   // the run still ends when it completes.
-  w.inflight.push_back(in.code == op::st && p_.inflight > 1 ? std::min(done, t + occupancy + p_.lat_lsu) : done);
+  // (Only tracked with more than one instruction in flight; else ready_at says it all.)
+  if (p_.inflight > 1)
+    w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
   return done;
 }
@@ -1077,7 +1079,7 @@ void simt_core::run() {
     return;
   }
   done_ = true;
-  log(sc_core::SC_MEDIUM, std::to_string(launch_.grid) + " blocks finished at cycle " + std::to_string(end_) + ", " +
+  log(sc_core::SC_HIGH, std::to_string(launch_.grid) + " blocks finished at cycle " + std::to_string(end_) + ", " +
                               std::to_string(warp_instr_.value()) + " warp instructions");
 }
 

@@ -1,0 +1,3 @@
+.kernel k
+        mov r256, 1
+        exit

@@ -1,0 +1,3 @@
+.kernel k
+        addd r1, r2, r3
+        exit

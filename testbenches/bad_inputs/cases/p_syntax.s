@@ -1,0 +1,2 @@
+        vaddd v1, v2, v3
+        halt

@@ -1,0 +1,2 @@
+        vadd v9, v1, v2
+        halt
