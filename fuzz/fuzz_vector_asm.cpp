@@ -1,0 +1,28 @@
+// libFuzzer target: the vector machine assembler, then the golden interpreter on whatever
+// assembles (its data loaded, an instruction limit).
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "flynn/platform/errors.h"
+#include "flynn/platform/vector_asm.h"
+#include "flynn/platform/vector_interp.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  flynn::vec::program p;
+  try {
+    p = flynn::vec::assemble(text, "fuzz.s");
+  } catch (const flynn::input_error&) {
+    return 0;
+  }
+  std::vector<unsigned char> memory(65536, 0);
+  for (const auto& b : p.data)
+    for (std::size_t i = 0; i < b.words.size(); ++i)
+      if (b.address + 8 * (i + 1) <= memory.size()) std::memcpy(&memory[b.address + 8 * i], &b.words[i], 8);
+  flynn::vec::interp_config c;
+  c.max_instructions = 20000;
+  (void)flynn::vec::interpret(p, memory, c);
+  return 0;
+}
