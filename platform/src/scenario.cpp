@@ -103,7 +103,9 @@ void merge(json& base, const json& over, const std::string& path, const std::str
 }
 
 void load_into(scenario_doc& sd, const std::string& path, std::vector<std::string>& chain) {
-  const std::string canon = fs::weakly_canonical(fs::path(path)).string();
+  std::error_code ec;
+  const std::string canon = fs::weakly_canonical(fs::path(path), ec).string();
+  if (ec) throw input_error(path + ": not a usable file path (" + ec.message() + ")");
   for (const auto& c : chain)
     if (c == canon) throw input_error(path + ": extends: cycle through this file");
   chain.push_back(canon);
@@ -113,8 +115,10 @@ void load_into(scenario_doc& sd, const std::string& path, std::vector<std::strin
     const json& e = j["extends"];
     if (!e.is_string()) throw input_error(path, "extends", "a relative file path string", json_kind(e));
     const fs::path base = fs::path(path).parent_path() / e.get<std::string>();
-    if (!fs::exists(base))
-      throw input_error(path, "extends", "an existing file", "'" + base.string() + "' (no such file)");
+    std::error_code ec2;
+    if (!fs::exists(base, ec2))
+      throw input_error(path, "extends", "an existing file",
+                        "'" + base.string() + "' (" + (ec2 ? ec2.message() : std::string("no such file")) + ")");
     load_into(sd, base.string(), chain);
     j.erase("extends");
   }

@@ -457,7 +457,10 @@ class machine {
   // Stores: elements outside the tensor are not written.
   void tma_copy(thread& th, const instr& in, bool store) {
     const char* what = store ? "tma.store" : "tma.load";
-    const tensor_descriptor& d = l_.tensor_maps.at(in.rd);
+    if (in.rd >= l_.tensor_maps.size())
+      throw stop{std::string(what) + ": tensor map " + std::to_string(in.rd) + " not in the launch (" +
+                 std::to_string(l_.tensor_maps.size()) + " tensor maps)"};
+    const tensor_descriptor& d = l_.tensor_maps[in.rd];
     const std::uint32_t dst = th.r[in.ra] + static_cast<std::uint32_t>(in.imm);
     if (const std::string e = d.validate(); !e.empty()) throw stop{std::string(what) + ": invalid tensor descriptor: " + e};
     if (d.swizzle != swizzle_mode::none && dst % 1024)

@@ -114,7 +114,8 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
   mem_ = dynamic_cast<banked_memory*>(p.find(spec["memory"].get<std::string>()));
   if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
   const fs::path file = workload_file(sd, "workload.kernel", spec["kernel"].get<std::string>());
-  if (!fs::exists(file)) fail("workload.kernel", "a kernel assembly file", "'" + file.string() + "' (no such file)");
+  std::error_code exists_ec;
+  if (!fs::exists(file, exists_ec)) fail("workload.kernel", "a kernel assembly file", "'" + file.string() + "' (no such file)");
   kernel_ = simt::assemble_file(file.string());
   launch_.grid = count(spec, "grid", 1, 1u << 20);
   launch_.block = count(spec, "block", 32, 2048);

@@ -90,7 +90,8 @@ sweep_spec parse(const std::string& file) {
     bad(file, "base", "the base scenario file (relative to the sweep file)", d.contains("base") ? &d["base"] : nullptr);
   fs::path base = d["base"].get<std::string>();
   if (base.is_relative()) base = fs::path(file).parent_path() / base;
-  if (!fs::exists(base)) throw input_error(file, "base", "an existing scenario file", "'" + base.string() + "'");
+  std::error_code exists_ec;
+  if (!fs::exists(base, exists_ec)) throw input_error(file, "base", "an existing scenario file", "'" + base.string() + "'");
   s.base = fs::absolute(base).lexically_normal().string();
   s.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : fs::path(file).stem().string();
   if (d.contains("sets")) {

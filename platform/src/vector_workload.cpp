@@ -63,7 +63,8 @@ vector_workload::vector_workload(platform& p, const scenario_doc& sd, const json
 
   // The program path is relative to the file that names it.
   const fs::path prog = workload_file(sd, "workload.program", str(spec, "program"));
-  if (!fs::exists(prog)) fail("workload.program", "an assembly file", "'" + prog.string() + "' (no such file)");
+  std::error_code exists_ec;
+  if (!fs::exists(prog, exists_ec)) fail("workload.program", "an assembly file", "'" + prog.string() + "' (no such file)");
   prog_ = vec::assemble_file(prog.string());
 
   for (const auto& b : prog_.data) write_image(*mem_, {b.address, b.words}, 8, "workload.program", sd_);
