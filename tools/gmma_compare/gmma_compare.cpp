@@ -618,6 +618,10 @@ bool parse_flip(const std::string& s, Flip& f) {
 
 }  // namespace
 
+// The tool links the module library, and with it libsystemc, which refers to sc_main; the
+// tool has its own main and elaborates nothing.
+extern "C" int sc_main(int, char*[]) { return 0; }
+
 int main(int argc, char** argv) {
   std::string file, stats_path, synth_path, flip_text;
   bool require_exact = false;
