@@ -1,9 +1,12 @@
 // Tensor-core arithmetic, swizzled layouts and transaction barriers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tensor/numeric.h"
@@ -24,28 +27,67 @@ float from_bits(std::uint32_t x) {
 }
 }  // namespace
 
-TEST_CASE("fp16 conversions round to nearest even like the compiler's _Float16") {
+namespace {
+// Independent fp16 rounding oracle: the nearest of all finite half values, ties to the
+// even encoding; magnitudes at or beyond 65520 (halfway past the largest half) go to infinity.
+std::uint16_t nearest_half(float f) {
+  static const std::vector<std::pair<float, std::uint16_t>> table = [] {
+    std::vector<std::pair<float, std::uint16_t>> t;
+    for (std::uint32_t h = 0; h < 0x7c00; ++h) {  // +0 .. largest finite
+      t.emplace_back(f16_to_f32(static_cast<std::uint16_t>(h)), static_cast<std::uint16_t>(h));
+    }
+    return t;
+  }();
+  const std::uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+  const double a = std::fabs(double(f));
+  if (a >= 65520.0) return sign | 0x7c00;
+  auto hi = std::lower_bound(table.begin(), table.end(), a,
+                             [](const std::pair<float, std::uint16_t>& e, double v) { return e.first < v; });
+  if (hi == table.end()) return sign | 0x7bff;  // between the largest half and the halfway point
+  if (hi->first == a) return sign | hi->second;
+  auto lo = hi - 1;
+  const double dl = a - lo->first, dh = hi->first - a;
+  if (dl < dh) return sign | lo->second;
+  if (dh < dl) return sign | hi->second;
+  return sign | ((lo->second & 1) == 0 ? lo->second : hi->second);
+}
+}  // namespace
+
+TEST_CASE("fp16 conversions round to nearest even") {
   // Every half value survives the round trip through fp32.
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const float f = f16_to_f32(static_cast<std::uint16_t>(h));
     if (std::isnan(f)) continue;
     REQUIRE(f32_to_f16(f) == h);
+#ifdef __FLT16_MANT_DIG__  // the compiler has _Float16 on this target: cross-check with it
     const std::uint16_t h16 = static_cast<std::uint16_t>(h);
     _Float16 c;
     std::memcpy(&c, &h16, 2);
     REQUIRE(f == static_cast<float>(c));
+#endif
   }
-  // Random fp32 values (normal, subnormal, overflow range) against the compiler.
+  // Random fp32 values (normal, subnormal, overflow range) against the oracle and, where the
+  // compiler has it, against _Float16.
   std::mt19937 rng(7);
   for (int i = 0; i < 500000; ++i) {
     const float f = from_bits(rng());
     if (std::isnan(f)) continue;
+    INFO("f = " << f << " bits " << bits(f));
+    REQUIRE(f32_to_f16(f) == nearest_half(f));
+#ifdef __FLT16_MANT_DIG__
     const _Float16 c = static_cast<_Float16>(f);
     std::uint16_t cb;
     std::memcpy(&cb, &c, 2);
-    INFO("f = " << f << " bits " << bits(f));
     REQUIRE(f32_to_f16(f) == cb);
+#endif
   }
+  // Ties and the overflow boundary, by construction.
+  CHECK(f32_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);       // tie, even stays
+  CHECK(f32_to_f16(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);   // tie, odd rounds up
+  CHECK(f32_to_f16(65519.0f) == 0x7bff);
+  CHECK(f32_to_f16(65520.0f) == 0x7c00);
+  CHECK(f32_to_f16(std::ldexp(1.0f, -25)) == 0x0000);              // half the smallest subnormal: tie to 0
+  CHECK(f32_to_f16(std::ldexp(1.5f, -25)) == 0x0001);
 }
 
 TEST_CASE("bf16 conversions keep the high half with round to nearest even") {
