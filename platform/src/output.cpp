@@ -1,6 +1,11 @@
 #include "flynn/platform/output.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +17,8 @@ namespace fs = std::filesystem;
 namespace flynn {
 
 namespace {
-const char* marker = ".flynn-output";
+const char* marker = ".flynn-output";           // a complete Flynn output folder
+const char* partial_marker = ".flynn-partial";  // one being written
 }
 
 void check_outdir(const std::string& dir) {
@@ -32,6 +38,33 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+namespace {
+
+bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+// Folders next to `final_dir` left by a run that was killed while publishing:
+// "<name>.tmp-<pid>" (being written) and "<name>.old.tmp-<pid>" (the previous results being
+// replaced). They are removed when their process is gone and they carry one of Flynn's
+// markers; anything else is left alone.
+void remove_stale_partials(const fs::path& final_dir) {
+  const fs::path parent = final_dir.has_parent_path() ? final_dir.parent_path() : fs::path(".");
+  const std::string base = final_dir.filename().string();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string n = e.path().filename().string();
+    std::string rest;
+    if (n.rfind(base + ".old.tmp-", 0) == 0) rest = n.substr(base.size() + 9);
+    else if (n.rfind(base + ".tmp-", 0) == 0) rest = n.substr(base.size() + 5);
+    else continue;
+    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (process_alive(std::stol(rest)) || !e.is_directory(ec)) continue;
+    if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec)) continue;
+    fs::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace
+
 void publish_outdir(const std::string& dir_arg, const std::function<void(const std::string&)>& write) {
   // "out/x/" and "out/./x" name the same folder as "out/x".
   std::string dir = fs::path(dir_arg).lexically_normal().string();
@@ -44,16 +77,28 @@ void publish_outdir(const std::string& dir_arg, const std::function<void(const s
   const fs::path tmp = final_dir.string() + tag;
   const fs::path old = final_dir.string() + ".old" + tag;
   if (final_dir.has_parent_path()) fs::create_directories(final_dir.parent_path());
+  remove_stale_partials(final_dir);
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   try {
+    write_file((tmp / partial_marker).string(), "Flynn output being written\n");
     write(tmp.string());
     write_file((tmp / marker).string(), "Flynn output folder\n");
+    fs::remove(tmp / partial_marker);
   } catch (...) {
-    fs::remove_all(tmp);
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
     throw;
   }
-  if (fs::exists(final_dir)) fs::rename(final_dir, old);
+  // Replace: an atomic exchange where the file system has one, so that a run killed at any
+  // moment leaves at `dir` either the previous complete results or the new ones.
+  if (fs::exists(final_dir)) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(tmp);  // now the previous results
+      return;
+    }
+    fs::rename(final_dir, old);
+  }
   fs::rename(tmp, final_dir);
   fs::remove_all(old);
 }

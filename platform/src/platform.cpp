@@ -283,7 +283,7 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   }
   std::string pending;
   for (auto* m : modules_) {
-    const std::string p = m->pending_work();
+    const std::string p = m->stalled_report();
     if (!p.empty()) pending += std::string(pending.empty() ? "" : "; ") + m->name() + ": " + p;
   }
   if (!pending.empty()) {

@@ -1,5 +1,6 @@
 #include "flynn/common/module.h"
 
+#include <sstream>
 #include <stdexcept>
 
 namespace flynn {
@@ -21,6 +22,38 @@ void module::log(int verbosity, const std::string& msg) const {
   // Already filtered by this module's level: shown whatever the global verbosity.
   sc_core::sc_report_handler::report(sc_core::SC_INFO, "flynn/log", (std::string(name()) + ": " + msg).c_str(),
                                      sc_core::SC_NONE, __FILE__, __LINE__);
+}
+
+std::size_t module::open_transport(const char* socket, const tlm::tlm_generic_payload& gp,
+                                  const sc_core::sc_time& delay) {
+  const std::size_t id = next_transport_id_++;
+  open_transports_.push_back({id, socket, gp.get_command(), gp.get_address(), gp.get_data_length(),
+                              to_cycles(sc_core::sc_time_stamp() + delay)});
+  return id;
+}
+
+void module::close_transport(std::size_t id) {
+  for (auto it = open_transports_.begin(); it != open_transports_.end(); ++it)
+    if (it->id == id) {
+      open_transports_.erase(it);
+      return;
+    }
+}
+
+std::string module::stalled_report() const {
+  std::string s = pending_work();
+  for (const auto& t : open_transports_) {
+    std::ostringstream o;
+    o << "b_transport through " << t.socket << " never returned: ";
+    if (t.command == tlm::TLM_IGNORE_COMMAND)
+      o << "an extension-only request (IGNORE command)";
+    else
+      o << (t.command == tlm::TLM_READ_COMMAND ? "READ" : "WRITE") << " 0x" << std::hex << t.address << std::dec
+        << " (" << t.length << " bytes)";
+    o << " issued at cycle " << t.cycle;
+    s += (s.empty() ? "" : "; ") + o.str();
+  }
+  return s;
 }
 
 void module::fault(const std::string& what) const {

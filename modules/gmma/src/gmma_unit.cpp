@@ -173,7 +173,7 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&ext);
   sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
-  smem->b_transport(gp, delay);
+  tracked_b_transport(smem, gp, delay);
   gp.clear_extension(&ext);
   ++smem_requests_;
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
@@ -198,7 +198,7 @@ std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r,
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&x);
   sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
-  (*rf[w])->b_transport(gp, delay);
+  tracked_b_transport(*rf[w], gp, delay);
   gp.clear_extension(&x);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
     return "register file " + std::to_string(w) + ": " + gp.get_response_string();
@@ -319,7 +319,7 @@ std::string gmma_unit::run(gathering& g) {
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(cycles(ready), q);
       sc_core::sc_time delay = cycles(ready) - sc_core::sc_time_stamp();
-      (*tc[w])->b_transport(gp, delay);
+      tracked_b_transport(*tc[w], gp, delay);
       gp.clear_extension(&x);
       ++tc_blocks_;
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)

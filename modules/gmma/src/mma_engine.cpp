@@ -112,7 +112,7 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
     gp.set_streaming_width(128);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
-    smem->b_transport(gp, delay);
+    tracked_b_transport(smem, gp, delay);
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
       fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
     ++smem_requests_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 namespace flynn {
 
@@ -87,6 +88,8 @@ struct banked_memory::port_state {
   std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req, begin_resp;
   sc_core::sc_event end_req_ev, begin_resp_ev;
   bool awaiting_end_resp = false;
+  const tlm::tlm_generic_payload* resp_sent = nullptr;  // the response awaiting END_RESP
+  std::uint64_t resp_sent_at = 0;
   port_state(banked_memory* m, unsigned i, port_kind k, const char* name)
       : socket(std::make_unique<target_socket>(name)), adapter(m, i), kind(k) {}
 };
@@ -356,6 +359,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
       return tlm::TLM_COMPLETED;
     }
     ps.awaiting_end_resp = false;
+    ps.resp_sent = nullptr;
     if (!ps.begin_resp.empty()) ps.begin_resp_ev.notify(sc_core::SC_ZERO_TIME);
     if (gp.has_mm()) gp.release();
     return tlm::TLM_COMPLETED;
@@ -415,6 +419,8 @@ void banked_memory::begin_resp_process(unsigned port) {
     const tlm::tlm_sync_enum r = (*ps.socket)->nb_transport_bw(*gp, ph, d);
     if (r == tlm::TLM_ACCEPTED) {
       ps.awaiting_end_resp = true;  // response exclusion: wait for END_RESP
+      ps.resp_sent = gp;
+      ps.resp_sent_at = arrival_cycle(sc_core::SC_ZERO_TIME);
     } else if (gp->has_mm()) {
       gp->release();
     }
@@ -423,6 +429,21 @@ void banked_memory::begin_resp_process(unsigned port) {
     const auto due = at_cycle(ps.begin_resp.front().first);
     ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
   }
+}
+
+std::string banked_memory::pending_work() const {
+  std::string s;
+  for (const auto& p : ports_) {
+    if (!p->awaiting_end_resp || !p->resp_sent) continue;
+    const tlm::tlm_generic_payload& gp = *p->resp_sent;
+    std::ostringstream o;
+    o << p->socket->basename() << ": END_RESP never came for the BEGIN_RESP (at cycle " << p->resp_sent_at << ") of "
+      << (gp.is_write() ? "WRITE" : "READ") << " 0x" << std::hex << gp.get_address() << std::dec << " ("
+      << gp.get_data_length() << " bytes)";
+    if (!p->begin_resp.empty()) o << "; " << p->begin_resp.size() << " responses wait behind it";
+    s += (s.empty() ? "" : "; ") + o.str();
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------------------- DMI, debug

@@ -511,7 +511,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     gp.set_extension(&ext);
     sc_core::sc_time delay = cycles(t + p_.lat_lsu + g) - sc_core::sc_time_stamp();
-    sock->b_transport(gp, delay);
+    tracked_b_transport(sock, gp, delay);
     gp.clear_extension(&ext);
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
       set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
@@ -908,6 +908,7 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
       w->issue_end = t + occupancy;
     }
   for (warp* w : group) execute(*w, t, occupancy);
+  executing_ = nullptr;
   return t + occupancy;
 }
 
@@ -918,6 +919,9 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   const simt::instr& in = kernel_.code[pc];
   const std::uint32_t mask = top.mask & ~w.exited;
   thread_instr_ += static_cast<unsigned>(std::bitset<32>(mask).count());
+  executing_ = &w;  // named by a deadlock report should a transport it sends never return
+  executing_pc_ = pc;
+  executing_at_ = t;
 
   std::uint64_t done = t + occupancy + p_.lat_branch;
   bool blocking = true;  // the next PC is known only once this completes
@@ -1085,7 +1089,34 @@ void simt_core::run() {
 
 std::string simt_core::pending_work() const {
   if (done_ || !loaded_) return {};
-  return std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
+  std::string s = std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
+  // Where the resident warps are (a cycle limit stops a runaway kernel anywhere).
+  unsigned listed = 0, more = 0;
+  for (const auto& bs : blocks_) {
+    if (!bs.busy) continue;
+    for (int slot : bs.warps) {
+      const warp& w = *warps_[static_cast<std::size_t>(slot)];
+      if (!w.live || w.stack.empty()) continue;
+      if (listed == 4) {
+        ++more;
+        continue;
+      }
+      const std::uint32_t pc = w.stack.back().pc;
+      s += std::string(listed++ ? ", " : "; resident: ") + "block " + std::to_string(bs.id) + " warp " +
+           std::to_string(w.index) + " at PC " + std::to_string(pc);
+      if (pc < kernel_.code.size())
+        s += " (line " + std::to_string(kernel_.code[pc].line) + ": " + kernel_.code[pc].text + ")";
+      if (w.at_barrier) s += " at a barrier";
+    }
+  }
+  if (more) s += " and " + std::to_string(more) + " more warps";
+  if (executing_) {  // the thread stopped inside an instruction: a transport that never returned
+    const simt::instr& in = kernel_.code[executing_pc_];
+    s += "; block " + std::to_string(blocks_[executing_->block].id) + " warp " + std::to_string(executing_->index) +
+         " at PC " + std::to_string(executing_pc_) + " (line " + std::to_string(in.line) + ": " + in.text +
+         ") issued at cycle " + std::to_string(executing_at_) + " has not completed";
+  }
+  return s;
 }
 
 void simt_core::attach_trace(trace_sink& sink) {

@@ -75,7 +75,7 @@ std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_comm
     gp.set_extension(&ext);
   }
   sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
-  s->b_transport(gp, delay);
+  tracked_b_transport(s, gp, delay);
   if (lane_addrs) gp.clear_extension(&ext);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
     return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +

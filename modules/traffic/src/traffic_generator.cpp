@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <sstream>
 
 namespace flynn {
 
@@ -239,9 +240,21 @@ traffic_generator::~traffic_generator() = default;
 
 std::string traffic_generator::pending_work() const {
   if (done_) return {};
-  return std::to_string(completed_.value()) + " requests completed, " +
-         std::to_string(outstanding_) + " awaiting a response" +
-         (req_in_progress_ ? ", one awaiting END_REQ" : "");
+  auto describe = [](const tlm::tlm_generic_payload& gp, const inflight& f) {
+    std::ostringstream o;
+    o << "request " << f.serial << " (" << (gp.is_write() ? "WRITE" : "READ") << " 0x" << std::hex
+      << gp.get_address() << std::dec << ", " << gp.get_data_length() << " bytes) issued at cycle " << f.issued;
+    return o.str();
+  };
+  std::string s = std::to_string(completed_.value()) + " requests completed, " + std::to_string(outstanding_) +
+                  " awaiting a response";
+  const std::pair<tlm::tlm_generic_payload* const, inflight>* oldest = nullptr;
+  for (const auto& e : inflight_)
+    if (!oldest || e.second.serial < oldest->second.serial) oldest = &e;
+  if (oldest) s += "; the oldest: " + describe(*oldest->first, oldest->second);
+  for (const auto& e : inflight_)
+    if (req_in_progress_ && e.first == req_waiting_) s += "; END_REQ never came for " + describe(*e.first, e.second);
+  return s;
 }
 
 
@@ -305,7 +318,7 @@ void traffic_generator::run_lt() {
     }
     setup(gp, buf.data(), ext, c);
     sc_core::sc_time delay = cycles(plan) - sc_core::sc_time_stamp();
-    out->b_transport(gp, delay);
+    tracked_b_transport(out, gp, delay);
     const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     gp.clear_extension(&ext);
     complete(gp, c.index(), plan, done);

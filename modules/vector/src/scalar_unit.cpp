@@ -145,7 +145,7 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
     return t;
   }
   sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
-  mem->b_transport(gp, delay);
+  tracked_b_transport(mem, gp, delay);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
     stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + gp.get_response_string());
     ok = false;

@@ -524,7 +524,7 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
         gp.set_extension(&ext);
       }
       sc_core::sc_time delay = cycles(s) - sc_core::sc_time_stamp();
-      port->socket->b_transport(gp, delay);
+      tracked_b_transport(port->socket, gp, delay);
       gp.clear_extension(&ext);
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
         return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +

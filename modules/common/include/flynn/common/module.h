@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
 
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
@@ -53,6 +54,10 @@ class module : public sc_core::sc_module {
   // Work the module still had when simulation stopped ("" when none). A non-empty answer
   // after the kernel ran out of events means the platform deadlocked.
   virtual std::string pending_work() const { return {}; }
+  // What a deadlock report says about this module: its pending work, then each blocking
+  // transport it has sent and not seen return (socket, command, address, length and the
+  // cycle it was issued). Empty when the module has nothing left to do.
+  std::string stalled_report() const;
   // Programmable blocks: instructions executed (stats.json top-level "instructions").
   virtual bool runs_program() const { return false; }
   virtual std::uint64_t instructions_retired() const { return 0; }
@@ -72,9 +77,32 @@ class module : public sc_core::sc_module {
   // fault report and exit status 1.
   void fault(const std::string& what) const;
 
+  // b_transport through `socket`, recorded while it is open so that a target that never
+  // returns (a deadlocked handshake, a port that is never granted) shows up in the
+  // deadlock report instead of a silent stop.
+  template <class Socket>
+  void tracked_b_transport(Socket& socket, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    const std::size_t id = open_transport(socket.name(), gp, delay);
+    socket->b_transport(gp, delay);
+    close_transport(id);
+  }
+
   stats_group stats_;
 
  private:
+  struct open_transport_entry {
+    std::size_t id;
+    const char* socket;
+    tlm::tlm_command command;
+    std::uint64_t address;
+    unsigned length;
+    std::uint64_t cycle;
+  };
+  std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  void close_transport(std::size_t id);
+  std::vector<open_transport_entry> open_transports_;
+  std::size_t next_transport_id_ = 0;
+
   sc_core::sc_time clock_;
   int log_level_ = -1;  // -1: the global verbosity
 };

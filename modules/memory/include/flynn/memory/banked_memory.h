@@ -71,6 +71,8 @@ class banked_memory : public module {
 
   void attach_trace(trace_sink& sink) override;
   void finish() override;
+  // AT: a response whose END_RESP never came (the initiator broke the handshake).
+  std::string pending_work() const override;
 
  private:
   struct port_state;

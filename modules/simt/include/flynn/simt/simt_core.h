@@ -123,6 +123,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   unsigned next_block_ = 0, blocks_done_ = 0, resident_blocks_max_ = 0;
   std::unique_ptr<warp_scheduler> sched_;
   std::uint64_t age_ = 0, end_ = 0;
+  const warp* executing_ = nullptr;  // the instruction being executed (cleared between issues)
+  std::uint32_t executing_pc_ = 0;
+  std::uint64_t executing_at_ = 0;
 
   stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
       idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, tma_stores_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,

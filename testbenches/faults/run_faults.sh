@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every entry of catalogue.txt: exit status 1 within the time limit, every expected
+# fragment on stderr, and the report recorded in stats.json.
+#   usage: run_faults.sh FLYNN_BINARY SOURCE_DIR
+set -uo pipefail
+FLYNN="$1"
+SRC="$(cd "$2" && pwd)"
+HERE="$SRC/testbenches/faults"
+LIMIT_S="${FLYNN_FAULT_LIMIT_S:-120}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-faults.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+fail=0
+n=0
+while IFS='|' read -r name args fragments; do
+  name="$(echo "$name" | xargs)"
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  args="${args//@SRC@/$SRC}"
+  args="${args//@CASES@/$HERE/cases}"
+  read -r -a argv <<<"$args"
+  out="$WORK/out_$name"
+  t0=$(date +%s)
+  timeout "$LIMIT_S" "$FLYNN" run "${argv[@]}" --quiet --outdir "$out" >"$WORK/stdout" 2>"$WORK/stderr"
+  rc=$?
+  n=$((n + 1))
+  if [[ $rc -ne 1 ]]; then
+    echo "FAIL $name: exit status $rc, expected 1 ($(head -c 400 "$WORK/stderr"))"; fail=1; continue
+  fi
+  missing=""
+  while [[ -n "$fragments" ]]; do
+    f="${fragments%%;;*}"
+    [[ "$fragments" == *";;"* ]] && fragments="${fragments#*;;}" || fragments=""
+    f="${f#"${f%%[![:space:]]*}"}"
+    f="${f%"${f##*[![:space:]]}"}"
+    [[ -z "$f" ]] && continue
+    grep -qF -- "$f" "$WORK/stderr" || missing+=" '$f'"
+  done
+  if [[ -n "$missing" ]]; then
+    echo "FAIL $name: stderr lacks$missing: $(head -c 600 "$WORK/stderr")"; fail=1; continue
+  fi
+  if ! grep -q '"result": "\(fault\|deadlock\|cycle_limit\)"' "$out/stats.json" 2>/dev/null ||
+     ! grep -q '"message": ' "$out/stats.json"; then
+    echo "FAIL $name: stats.json does not record the fault and its report"; fail=1; continue
+  fi
+  echo "ok $name ($(( $(date +%s) - t0 )) s)"
+done < "$HERE/catalogue.txt"
+[[ $fail -eq 0 ]] && echo "all $n simulated faults reported with exit status 1"
+exit $fail
