@@ -63,7 +63,35 @@ void remove_stale_partials(const fs::path& final_dir) {
   }
 }
 
+// Files "<name>.tmp-<pid>" next to `path` left by a process killed while writing it.
+void remove_stale_temp_files(const fs::path& path) {
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const std::string prefix = path.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) != 0) continue;
+    const std::string rest = n.substr(prefix.size());
+    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (process_alive(std::stol(rest)) || !e.is_regular_file(ec)) continue;
+    fs::remove(e.path(), ec);
+  }
+}
+
 }  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  remove_stale_temp_files(path);
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  try {
+    write_file(tmp, text);
+    fs::rename(tmp, path);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
 
 void publish_outdir(const std::string& dir_arg, const std::function<void(const std::string&)>& write) {
   // "out/x/" and "out/./x" name the same folder as "out/x".

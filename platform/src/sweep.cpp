@@ -241,16 +241,6 @@ std::string csv_cell(const json& v) {
   return s;
 }
 
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream o(tmp);
-    o << text;
-    if (!o) throw std::runtime_error("cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
-}
-
 // The table: one row per point with its axis values, result and metrics.
 int collect(const sweep_spec& s, const std::string& out, bool quiet) {
   std::vector<std::string> columns = {"point", "folder"};
@@ -284,8 +274,8 @@ int collect(const sweep_spec& s, const std::string& out, bool quiet) {
     for (std::size_t c = 0; c < columns.size(); ++c) csv << (c ? "," : "") << csv_cell(row.value(columns[c], json()));
     csv << "\n";
   }
-  write_atomic(out + "/results.csv", csv.str());
-  write_atomic(out + "/results.json",
+  write_file_atomic(out + "/results.csv", csv.str());
+  write_file_atomic(out + "/results.json",
                json{{"sweep", s.name}, {"base", s.base}, {"columns", columns}, {"rows", rows}}.dump(2) + "\n");
   if (!quiet)
     std::cout << "sweep " << s.name << ": " << s.points.size() << " points, " << (s.points.size() - missing - failed)
@@ -349,7 +339,7 @@ int submit_slurm(const sweep_spec& s, const std::string& out, const std::string&
     return collect(s, out, quiet);
   }
   const std::string adir = fs::absolute(dir).string();
-  write_atomic(dir + "/points.sh", cmds.str());
+  write_file_atomic(dir + "/points.sh", cmds.str());
   std::ostringstream job;
   job << "#!/bin/bash\n"
       << "#SBATCH --job-name=flynn-" << s.name << "\n"
@@ -358,7 +348,7 @@ int submit_slurm(const sweep_spec& s, const std::string& out, const std::string&
       << "# One flynn run per array task: line SLURM_ARRAY_TASK_ID + 1 of points.sh.\n"
       << "export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1\n"
       << "eval \"$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(adir + "/points.sh") << ")\"\n";
-  write_atomic(dir + "/job.sh", job.str());
+  write_file_atomic(dir + "/job.sh", job.str());
   const std::string cmd = "sbatch --parsable " + sbatch_opts + " " + shell_quote(adir + "/job.sh");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot run sbatch");
@@ -371,7 +361,7 @@ int submit_slurm(const sweep_spec& s, const std::string& out, const std::string&
     std::cerr << "flynn: sweep: sbatch failed (" << cmd << ")\n";
     return 1;
   }
-  write_atomic(dir + "/job_id", id + "\n");
+  write_file_atomic(dir + "/job_id", id + "\n");
   if (!quiet)
     std::cout << "sweep " << s.name << ": submitted " << n << " points as Slurm job array " << id
               << "; when it has finished: flynn sweep " << s.file << " --outdir " << out << " --collect\n";
@@ -414,7 +404,7 @@ int sweep_main(const std::vector<std::string>& args) {
     std::ifstream in(file);
     std::stringstream copy;
     copy << in.rdbuf();
-    write_atomic(out + "/sweep.json", copy.str());
+    write_file_atomic(out + "/sweep.json", copy.str());
   }
   if (collect_only) return collect(s, out, quiet);
   if (slurm) return submit_slurm(s, out, sbatch, quiet);

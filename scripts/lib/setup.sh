@@ -26,3 +26,28 @@ flynn_build() {
   fi
   cmake --build "$FLYNN_BUILD" -j "${FLYNN_JOBS:-2}" "$@" >&2
 }
+
+# Sanitizer settings for build-sanitize/: any report aborts the process (and fails its test
+# or fuzzer). A run that ends in a deadlock leaves SystemC threads suspended with their
+# stacks, which are never unwound; what those frames own is reported as leaked and is
+# suppressed as SystemC's (fuzz/lsan.supp). That needs the whole allocation stack, so with
+# `--full-stacks` allocations are unwound slowly (libstdc++ has no frame pointers, and the
+# fast unwinder stops inside it); the fuzzers, which never simulate, keep the fast one. LeakSanitizer needs to stop the process's threads (ptrace); where the machine
+# does not allow that, leak checking is switched off with a warning and ASan+UBSan still run.
+flynn_sanitizer_env() {
+  local leaks=1 probe unwind=""
+  [ "${1:-}" = "--full-stacks" ] && unwind=":fast_unwind_on_malloc=0"
+  probe="$(mktemp -d)"
+  printf 'int main() { return 0; }\n' > "$probe/p.c"
+  if clang -fsanitize=address "$probe/p.c" -o "$probe/p" 2>/dev/null &&
+     ! ASAN_OPTIONS=detect_leaks=1 "$probe/p" 2>&1 | grep -q "LeakSanitizer has encountered a fatal error"; then
+    leaks=1
+  else
+    leaks=0
+    echo "flynn: warning: LeakSanitizer cannot run on this machine; leak checking is off" >&2
+  fi
+  rm -rf "$probe"
+  export ASAN_OPTIONS="detect_leaks=$leaks:abort_on_error=1"
+  export LSAN_OPTIONS="suppressions=$FLYNN_ROOT/fuzz/lsan.supp:print_suppressions=0$unwind"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+}

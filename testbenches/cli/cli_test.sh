@@ -388,10 +388,15 @@ expect_rc 0
 cmp -s kept.json sw/points/0003_banks-8/stats.json || fail "a finished point changed"
 pass "a sweep run again keeps finished points and runs only the missing ones"
 
+# A sweep killed while writing its table leaves results.csv.tmp-PID; the next one removes
+# it when that process is gone.
+echo partial > sw/results.csv.tmp-999999999
+echo partial > sw/results.json.tmp-999999998
 flynn sweep "$SRC/sweeps/vector_banks.json" --outdir sw --collect
 expect_rc 0
 stdout_has "7 ok"
-pass "flynn sweep --collect rebuilds the table from the point folders"
+[[ -z "$(ls sw | grep tmp-)" ]] || fail "temporary files of a killed sweep were left: $(ls sw | grep tmp-)"
+pass "flynn sweep --collect rebuilds the table from the point folders and removes a killed sweep's temporary files"
 
 printf '{"base": "%s", "axes": [{"path": "modules.mem.bankz", "values": [1, 2]}]}' \
   "$SRC/scenarios/vector/average_vector.json" > bad_sweep.json

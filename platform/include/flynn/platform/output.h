@@ -18,4 +18,8 @@ void publish_outdir(const std::string& dir, const std::function<void(const std::
 // Writes `text` to `path` (within a folder being prepared).
 void write_file(const std::string& path, const std::string& text);
 
+// Replaces the file `path` atomically: writes "<path>.tmp-<pid>", then renames it over
+// `path`. Such temporary files left next to `path` by killed processes are removed first.
+void write_file_atomic(const std::string& path, const std::string& text);
+
 }  // namespace flynn
