@@ -49,30 +49,55 @@ std::string scenario_doc::origin_of(const std::string& path) const {
 
 namespace {
 
+// "FILE:LINE:COL" of byte offset `byte` (1-based, as nlohmann counts) in `text`.
+std::string json_position(const std::string& path, const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return path + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+}  // namespace
+
+json parse_json_text(const std::string& path, const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto pos = what.find("syntax error");
+    if (pos != std::string::npos) what = what.substr(pos);
+    throw input_error(json_position(path, text, e.byte) + ": malformed JSON: " + what);
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e999"): no position is given, so the number is
+    // looked up in the text.
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    std::string where = path;
+    const auto q = what.find('\'');
+    const auto q2 = q == std::string::npos ? q : what.find('\'', q + 1);
+    if (q2 != std::string::npos) {
+      const auto at = text.find(what.substr(q + 1, q2 - q - 1));
+      if (at != std::string::npos) where = json_position(path, text, at + 1);
+    }
+    throw input_error(where + ": malformed JSON: " + what);
+  }
+}
+
+namespace {
+
 json read_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path + ": cannot read file");
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    const auto pos = what.find("syntax error");
-    if (pos != std::string::npos) what = what.substr(pos);
-    throw input_error(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                      ": malformed JSON: " + what);
-  }
+  return parse_json_text(path, ss.str());
 }
 
 void record_origin(const json& j, const std::string& path, const std::string& file,
@@ -145,8 +170,8 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
   json value;
   try {
     value = json::parse(text);
-  } catch (const json::parse_error&) {
-    value = text;  // bare words are strings
+  } catch (const json::exception&) {
+    value = text;  // bare words (and numbers no double holds) are strings
   }
   json* node = &sd.doc;
   std::string walked;

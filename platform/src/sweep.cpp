@@ -69,12 +69,9 @@ std::string label(const std::string& path, const json& v) {
 sweep_spec parse(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw input_error(file + ": cannot open the sweep file");
-  json d;
-  try {
-    d = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw input_error(file + ": not valid JSON: " + e.what());
-  }
+  std::stringstream text;
+  text << in.rdbuf();
+  json d = parse_json_text(file, text.str());
   if (!d.is_object()) bad(file, "(top level)", "an object", &d);
   static const std::vector<std::string> keys = {"name", "description", "base", "sets", "mode", "axes", "metrics"};
   for (auto it = d.begin(); it != d.end(); ++it)

@@ -20,6 +20,9 @@ struct scenario_doc {
   std::string origin_of(const std::string& path) const;
 };
 
+// Parses `text`, read from `path`, as JSON. Throws input_error "PATH:LINE:COL: malformed
+// JSON: ..." for a syntax error or a number no double holds.
+nlohmann::json parse_json_text(const std::string& path, const std::string& text);
 // Reads `path`, following `extends`. Throws input_error (unreadable, malformed JSON with
 // line:column, extends cycles, wrong types).
 scenario_doc load_scenario_doc(const std::string& path);
