@@ -42,6 +42,14 @@ namespace {
 
 bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
+// Whether `name` is "<prefix><pid>" for a process that is gone.
+bool left_by_dead_process(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0) return false;
+  const std::string pid = name.substr(prefix.size());
+  if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  return !process_alive(std::stol(pid));
+}
+
 // Folders next to `final_dir` left by a run that was killed while publishing:
 // "<name>.tmp-<pid>" (being written) and "<name>.old.tmp-<pid>" (the previous results being
 // replaced). They are removed when their process is gone and they carry one of Flynn's
@@ -52,12 +60,8 @@ void remove_stale_partials(const fs::path& final_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string n = e.path().filename().string();
-    std::string rest;
-    if (n.rfind(base + ".old.tmp-", 0) == 0) rest = n.substr(base.size() + 9);
-    else if (n.rfind(base + ".tmp-", 0) == 0) rest = n.substr(base.size() + 5);
-    else continue;
-    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (process_alive(std::stol(rest)) || !e.is_directory(ec)) continue;
+    if (!left_by_dead_process(n, base + ".old.tmp-") && !left_by_dead_process(n, base + ".tmp-")) continue;
+    if (!e.is_directory(ec)) continue;
     if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec)) continue;
     fs::remove_all(e.path(), ec);
   }
@@ -68,14 +72,8 @@ void remove_stale_temp_files(const fs::path& path) {
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   const std::string prefix = path.filename().string() + ".tmp-";
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(parent, ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind(prefix, 0) != 0) continue;
-    const std::string rest = n.substr(prefix.size());
-    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (process_alive(std::stol(rest)) || !e.is_regular_file(ec)) continue;
-    fs::remove(e.path(), ec);
-  }
+  for (const auto& e : fs::directory_iterator(parent, ec))
+    if (left_by_dead_process(e.path().filename().string(), prefix) && e.is_regular_file(ec)) fs::remove(e.path(), ec);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ struct point {
 };
 
 struct sweep_spec {
-  std::string file, name, base;
+  std::string file, text, name, base;  // text: the sweep file as read
   std::vector<std::string> sets;  // fixed overrides of every point
   std::vector<axis> axes;
   std::vector<std::string> metrics;
@@ -69,9 +69,10 @@ std::string label(const std::string& path, const json& v) {
 sweep_spec parse(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw input_error(file + ": cannot open the sweep file");
-  std::stringstream text;
-  text << in.rdbuf();
-  json d = parse_json_text(file, text.str());
+  std::stringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  json d = parse_json_text(file, text);
   if (!d.is_object()) bad(file, "(top level)", "an object", &d);
   static const std::vector<std::string> keys = {"name", "description", "base", "sets", "mode", "axes", "metrics"};
   for (auto it = d.begin(); it != d.end(); ++it)
@@ -83,6 +84,7 @@ sweep_spec parse(const std::string& file) {
     }
   sweep_spec s;
   s.file = file;
+  s.text = text;
   if (!d.contains("base") || !d["base"].is_string())
     bad(file, "base", "the base scenario file (relative to the sweep file)", d.contains("base") ? &d["base"] : nullptr);
   fs::path base = d["base"].get<std::string>();
@@ -397,12 +399,7 @@ int sweep_main(const std::vector<std::string>& args) {
   if (fs::exists(out) && !fs::exists(out + "/sweep.json"))
     throw input_error("command line: --outdir: '" + out + "' exists and is not a sweep folder (no sweep.json)");
   fs::create_directories(out + "/points");
-  {
-    std::ifstream in(file);
-    std::stringstream copy;
-    copy << in.rdbuf();
-    write_file_atomic(out + "/sweep.json", copy.str());
-  }
+  write_file_atomic(out + "/sweep.json", s.text);
   if (collect_only) return collect(s, out, quiet);
   if (slurm) return submit_slurm(s, out, sbatch, quiet);
   return run_local(s, out, jobs, quiet);

@@ -27,22 +27,36 @@ flynn_build() {
   cmake --build "$FLYNN_BUILD" -j "${FLYNN_JOBS:-2}" "$@" >&2
 }
 
-# Sanitizer settings for build-sanitize/: any report aborts the process (and fails its test
-# or fuzzer). A run that ends in a deadlock leaves SystemC threads suspended with their
-# stacks, which are never unwound; what those frames own is reported as leaked and is
-# suppressed as SystemC's (fuzz/lsan.supp). That needs the whole allocation stack, so with
-# `--full-stacks` allocations are unwound slowly (libstdc++ has no frame pointers, and the
-# fast unwinder stops inside it); the fuzzers, which never simulate, keep the fast one. LeakSanitizer needs to stop the process's threads (ptrace); where the machine
-# does not allow that, leak checking is switched off with a warning and ASan+UBSan still run.
+# The clang build with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer
+# targets) in FLYNN_SANITIZE_BUILD; builds the given targets, or everything.
+FLYNN_SANITIZE_BUILD=${FLYNN_SANITIZE_BUILD:-$FLYNN_ROOT/build-sanitize}
+flynn_sanitize_build() {
+  flynn_install_missing clang libclang-rt-14-dev
+  if [ ! -f "$FLYNN_SANITIZE_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$FLYNN_ROOT" -B "$FLYNN_SANITIZE_BUILD" -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYNN_SANITIZE=ON -DFLYNN_FUZZ=ON -Wno-dev >&2
+  fi
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$FLYNN_SANITIZE_BUILD" -j "${FLYNN_JOBS:-2}" "${targets[@]}" >&2
+}
+
+# Sanitizer settings for that build: any report aborts the process (and fails its test or
+# fuzzer).
+# - A run that ends in a deadlock leaves SystemC threads suspended with their stacks, which
+#   are never unwound; what those frames own is reported as leaked and is suppressed as
+#   SystemC's (fuzz/lsan.supp). That needs the whole allocation stack, so with
+#   `--full-stacks` allocations are unwound slowly (libstdc++ has no frame pointers, and the
+#   fast unwinder stops inside it); the fuzzers, which never simulate, keep the fast one.
+# - LeakSanitizer needs to stop the process's threads (ptrace); where the machine does not
+#   allow that, leak checking is switched off with a warning and ASan+UBSan still run.
 flynn_sanitizer_env() {
   local leaks=1 probe unwind=""
   [ "${1:-}" = "--full-stacks" ] && unwind=":fast_unwind_on_malloc=0"
   probe="$(mktemp -d)"
   printf 'int main() { return 0; }\n' > "$probe/p.c"
-  if clang -fsanitize=address "$probe/p.c" -o "$probe/p" 2>/dev/null &&
-     ! ASAN_OPTIONS=detect_leaks=1 "$probe/p" 2>&1 | grep -q "LeakSanitizer has encountered a fatal error"; then
-    leaks=1
-  else
+  if ! clang -fsanitize=address "$probe/p.c" -o "$probe/p" 2>/dev/null ||
+     ASAN_OPTIONS=detect_leaks=1 "$probe/p" 2>&1 | grep -q "LeakSanitizer has encountered a fatal error"; then
     leaks=0
     echo "flynn: warning: LeakSanitizer cannot run on this machine; leak checking is off" >&2
   fi
