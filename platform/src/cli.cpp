@@ -44,8 +44,10 @@ const char* usage =
     "  flynn --help | --version\n"
     "\n"
     "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
-    "          config.resolved.json, stats.json, stats.txt, host.json, with --trace vcd\n"
-    "          also waves.vcd and waves.gtkw, with --trace perfetto trace.json (a timeline\n"
+    "          config.resolved.json (runs again as it is), stats.json, stats.txt,\n"
+    "          host.json, provenance.json (version, command line, input file hashes),\n"
+    "          inputs/ (copies of workload files), with --trace vcd also waves.vcd and\n"
+    "          waves.gtkw, with --trace perfetto trace.json (a timeline\n"
     "          for ui.perfetto.dev: warp instructions, GMMA phases, TMA copies, memory\n"
     "          transactions, signals as counters)\n"
     "          --check-protocol puts a TLM-2.0 base-protocol checker on every TLM link;\n"
@@ -58,8 +60,9 @@ const char* usage =
     "list      every module type with its parameters (name, default, unit, description)\n"
     "sweep     run a base scenario at every point of parameter axes (one folder per point,\n"
     "          out/sweep-<name>/points/), locally on all cores or as a Slurm job array\n"
-    "          (--slurm; then --collect), and write results.csv and results.json; finished\n"
-    "          points are kept and skipped when the sweep runs again\n"
+    "          (--slurm; then --collect), and write results.csv and results.json; a\n"
+    "          finished point is kept when the sweep runs again unless its configuration\n"
+    "          or an input file it reads has changed since\n"
     "\n"
     "--set PATH=VALUE overrides a scenario value by its dotted path, for example\n"
     "  --set modules.mem.banks=8 --set modules.gen.streams.0.stride=16\n"
@@ -81,6 +84,7 @@ double peak_rss_mb() {
 struct options {
   std::string command, scenario, outdir, trace;
   std::vector<std::string> sets, log_levels;
+  std::vector<std::string> command_line;  // for provenance.json
   std::uint64_t max_cycles = 0;
   bool max_cycles_given = false, quiet = false, markdown = false, check_protocol = false;
 };
@@ -239,6 +243,13 @@ int cmd_run(const options& o) {
   platform p(sd, reg, o.check_protocol);
   const std::string outdir = o.outdir.empty() ? "out/" + p.spec().name : o.outdir;
   check_outdir(outdir);
+  const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
+  if (double(max_cycles) * p.spec().clock_ns > 1e15)  // simulated time must fit sc_time (ps)
+    throw input_error("command line: --max-cycles: expected at most " +
+                      std::to_string(static_cast<std::uint64_t>(1e15 / p.spec().clock_ns)) +
+                      " cycles at this clock, found " + std::to_string(max_cycles));
+  // Read before the run: the inputs as they were when it started.
+  const run_record record = make_run_record(p, sd, max_cycles);
 
   apply_log_levels(p, o.log_levels);
   vcd_writer vcd;
@@ -266,11 +277,6 @@ int cmd_run(const options& o) {
       std::cerr.unsetf(std::ios::fixed);
     });
   }
-  const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
-  if (double(max_cycles) * p.spec().clock_ns > 1e15)  // simulated time must fit sc_time (ps)
-    throw input_error("command line: --max-cycles: expected at most " +
-                      std::to_string(static_cast<std::uint64_t>(1e15 / p.spec().clock_ns)) +
-                      " cycles at this clock, found " + std::to_string(max_cycles));
   const run_result r = p.run(max_cycles);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -293,7 +299,12 @@ int cmd_run(const options& o) {
                {"peak_rss_mb", peak_rss_mb()}};
 
   publish_outdir(outdir, [&](const std::string& dir) {
-    write_file(dir + "/config.resolved.json", p.resolved().dump(2) + "\n");
+    write_file(dir + "/config.resolved.json", record.config.dump(2) + "\n");
+    write_run_inputs(dir, record);
+    write_file(dir + "/provenance.json",
+               provenance_json(record, o.command_line, o.sets, outdir)
+                       .dump(2, ' ', false, json::error_handler_t::replace) +
+                   "\n");
     write_file(dir + "/stats.json", stats.dump(2) + "\n");
     std::ostringstream txt;
     txt << "# scenario " << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles
@@ -357,7 +368,7 @@ int cli_main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "--version") {
-    std::cout << "flynn " FLYNN_VERSION "\n";
+    std::cout << "flynn " FLYNN_VERSION " (revision " << flynn_revision() << ")\n";
     return 0;
   }
   try {
@@ -367,6 +378,9 @@ int cli_main(int argc, char** argv) {
                         "' (see flynn --help)");
     options o = parse_args(argc - 1, argv + 1);
     o.command = cmd;
+    // The program as "flynn": where the binary lies says nothing about the run.
+    o.command_line.assign(argv, argv + argc);
+    o.command_line[0] = "flynn";
     if (cmd == "list") return cmd_list(o);
     if (o.scenario.empty()) {
       if (cmd == "validate") throw input_error("command line: validate: expected a SCENARIO file");

@@ -6,13 +6,29 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "asm_lexer.h"
 #include "flynn/platform/errors.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/scenario.h"
+#include "flynn/platform/workload.h"
+
+#ifndef FLYNN_VERSION
+#define FLYNN_VERSION "0"
+#endif
+// Written by the build (cmake/revision.cmake) where it knows the revision.
+#if __has_include("flynn_revision.h")
+#include "flynn_revision.h"
+#endif
+#ifndef FLYNN_REVISION
+#define FLYNN_REVISION "unknown"
+#endif
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace flynn {
 
@@ -53,7 +69,8 @@ bool left_by_dead_process(const std::string& name, const std::string& prefix) {
 // Folders next to `final_dir` left by a run that was killed while publishing:
 // "<name>.tmp-<pid>" (being written) and "<name>.old.tmp-<pid>" (the previous results being
 // replaced). They are removed when their process is gone and they carry one of Flynn's
-// markers; anything else is left alone.
+// markers, or are empty (a run killed between creating the folder and marking it); anything
+// else is left alone.
 void remove_stale_partials(const fs::path& final_dir) {
   const fs::path parent = final_dir.has_parent_path() ? final_dir.parent_path() : fs::path(".");
   const std::string base = final_dir.filename().string();
@@ -62,7 +79,9 @@ void remove_stale_partials(const fs::path& final_dir) {
     const std::string n = e.path().filename().string();
     if (!left_by_dead_process(n, base + ".old.tmp-") && !left_by_dead_process(n, base + ".tmp-")) continue;
     if (!e.is_directory(ec)) continue;
-    if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec)) continue;
+    if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec) &&
+        !fs::is_empty(e.path(), ec))
+      continue;
     fs::remove_all(e.path(), ec);
   }
 }
@@ -127,6 +146,116 @@ void publish_outdir(const std::string& dir_arg, const std::function<void(const s
   }
   fs::rename(tmp, final_dir);
   fs::remove_all(old);
+}
+
+const char* flynn_version() { return FLYNN_VERSION; }
+const char* flynn_revision() { return FLYNN_REVISION[0] ? FLYNN_REVISION : "unknown"; }
+
+std::string fnv1a64_hex(const std::string& bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<std::size_t>(i)] = digits[h & 0xf];
+  return s;
+}
+
+namespace {
+
+// `file` relative to the folder `dir` (symbolic links resolved where they exist), so that
+// a saved record holds no absolute path.
+std::string relative_to(const std::string& file, const std::string& dir) {
+  std::error_code ec;
+  const fs::path rel = fs::relative(fs::absolute(file, ec), fs::absolute(dir, ec), ec);
+  return ec || rel.empty() ? fs::path(file).lexically_normal().string() : rel.string();
+}
+
+}  // namespace
+
+run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint64_t max_cycles) {
+  run_record r;
+  // The scenario and the files it extends, followed as load_scenario_doc follows them (it
+  // has rejected cycles and missing files already; the bound only guards against a file
+  // changed in between).
+  std::string file = sd.file;
+  for (std::size_t depth = 0; !file.empty() && depth < 1000; ++depth) {
+    run_input in;
+    in.role = depth == 0 ? "scenario" : "extends";
+    in.json_path = depth == 0 ? "" : "extends";
+    in.file = file;
+    in.text = asm_lexer::read_source(file);
+    const json j = parse_json_text(file, in.text);
+    file.clear();
+    if (j.is_object() && j.contains("extends") && j["extends"].is_string())
+      file = (fs::path(in.file).parent_path() / j["extends"].get<std::string>()).string();
+    r.inputs.push_back(std::move(in));
+  }
+
+  r.config = p.resolved();
+  // The effective cycle limit (--max-cycles included) and the calibration targets (checked
+  // after the run, so they change its result) belong to what runs again.
+  r.config["max_cycles"] = max_cycles;
+  if (sd.doc.contains("calibration")) r.config["calibration"] = sd.doc["calibration"];
+  // Workload files are named relative to the file that names them, which the saved
+  // configuration is not: they are copied into the output folder and named there.
+  if (r.config.contains("workload") && r.config["workload"].is_object()) {
+    json& w = r.config["workload"];
+    for (const char* key : {"program", "kernel"}) {
+      if (!w.contains(key) || !w[key].is_string()) continue;
+      run_input in;
+      in.role = key;
+      in.json_path = std::string("workload.") + key;
+      in.file = workload_file(sd, in.json_path, w[key].get<std::string>());
+      in.text = asm_lexer::read_source(in.file);
+      in.copy = "inputs/" + fs::path(in.file).filename().string();
+      w[key] = in.copy;
+      r.inputs.push_back(std::move(in));
+    }
+  }
+
+  std::string key = std::string("flynn ") + flynn_version() + "\n" + r.config.dump() + "\n";
+  for (const auto& in : r.inputs) key += in.role + " " + fnv1a64_hex(in.text) + "\n";
+  r.fingerprint = fnv1a64_hex(key);
+  return r;
+}
+
+nlohmann::json provenance_json(const run_record& r, const std::vector<std::string>& command_line,
+                               const std::vector<std::string>& sets, const std::string& outdir) {
+  json inputs = json::array();
+  for (const auto& in : r.inputs) {
+    json e = {{"role", in.role},
+              {"file", relative_to(in.file, outdir)},
+              {"bytes", in.text.size()},
+              {"fnv1a64", fnv1a64_hex(in.text)}};
+    if (!in.json_path.empty()) e["named_at"] = in.json_path;
+    if (!in.copy.empty()) e["copy"] = in.copy;
+    inputs.push_back(std::move(e));
+  }
+  return json{{"flynn_version", flynn_version()},
+              {"source_revision", flynn_revision()},
+              {"command_line", command_line},
+              {"sets", sets},
+              {"inputs", inputs},
+              {"fingerprint", r.fingerprint}};
+}
+
+void write_run_inputs(const std::string& dir, const run_record& r) {
+  for (const auto& in : r.inputs) {
+    if (in.copy.empty()) continue;
+    fs::create_directories(fs::path(dir) / fs::path(in.copy).parent_path());
+    write_file(dir + "/" + in.copy, in.text);
+  }
+}
+
+std::string recorded_fingerprint(const std::string& dir) {
+  std::ifstream in(dir + "/provenance.json", std::ios::binary);
+  if (!in) return {};
+  const json j = json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("fingerprint") || !j["fingerprint"].is_string()) return {};
+  return j["fingerprint"].get<std::string>();
 }
 
 }  // namespace flynn

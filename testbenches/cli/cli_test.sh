@@ -145,6 +145,36 @@ pass "stats.json has integer cycles, sim_time_ns and modules.top.mem"
   fail "config.resolved.json: the default modules.mem.bank_busy is missing"
 pass "config.resolved.json holds the resolved parameters, defaults included"
 
+[[ -s out1/provenance.json ]] || fail "out1/provenance.json is missing"
+python3 - out1/provenance.json out1/stats.json "$SHOWCASE" <<'EOF' || fail "out1/provenance.json is incomplete"
+import json, os, sys
+p, st = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+def h(path):  # FNV-1a 64
+    x = 0xcbf29ce484222325
+    for b in open(path, "rb").read():
+        x = ((x ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % x
+assert p["flynn_version"] and p["source_revision"], p
+assert p["command_line"][:3] == ["flynn", "run", sys.argv[3]], p["command_line"]
+assert p["sets"] == [], p["sets"]
+roles = [i["role"] for i in p["inputs"]]
+assert roles == ["scenario", "extends"], roles
+for i in p["inputs"]:
+    f = os.path.join(os.path.dirname(sys.argv[1]), i["file"])
+    assert not i["file"].startswith("/"), i
+    assert i["fnv1a64"] == h(f) and i["bytes"] == os.path.getsize(f), i
+assert "fingerprint" not in st and "command_line" not in st
+EOF
+flynn run "$SRC/scenarios/simt/vecadd_1warp.json" --outdir prov_simt --set modules.sm.lanes=16 --quiet
+expect_rc 0
+[[ "$(json_eval prov_simt/provenance.json 'j["sets"]')" == "['modules.sm.lanes=16']" ]] || fail "$LAST: provenance.json lacks the --set"
+[[ "$(json_eval prov_simt/config.resolved.json 'j["workload"]["kernel"]')" == inputs/vecadd.s ]] ||
+  fail "$LAST: config.resolved.json does not name the copied kernel"
+cmp -s prov_simt/inputs/vecadd.s "$SRC/scenarios/simt/kernels/vecadd.s" || fail "$LAST: inputs/vecadd.s is not the kernel"
+(cd prov_simt && "$FLYNN" run config.resolved.json --outdir ../prov_simt_again --quiet) || fail "config.resolved.json did not run again"
+cmp -s prov_simt/stats.json prov_simt_again/stats.json || fail "the run again from config.resolved.json gave other stats"
+pass "provenance.json records version, command line, --set overrides and a hash of every input; config.resolved.json runs again"
+
 grep -q '^\[dumpfile\]' out1/waves.gtkw || fail "waves.gtkw: no [dumpfile] line"
 grep '^\[dumpfile\]' out1/waves.gtkw | grep -qE '^\[dumpfile\][[:space:]]+"?/' &&
   fail "waves.gtkw: the dumpfile is an absolute path"
@@ -410,6 +440,74 @@ flynn sweep bad_zip.json --outdir sw_bad
 expect_rc 2
 stderr_has "axes[1].values: expected 2 values (zip: as many as axes[0]), found 1 values"
 pass "a bad sweep file is bad input naming the JSON path (exit 2)"
+
+# A sweep over copies of the vector machine's files, changed between runs.
+mkdir -p st/sc/programs
+cp "$SRC/scenarios/vector/average_vector.json" "$SRC/scenarios/vector/cray_base.json" st/sc/
+cp "$SRC/scenarios/vector/programs/average_vector.s" st/sc/programs/
+printf '{"name": "st", "base": "sc/average_vector.json", "axes": [{"path": "modules.mem.banks", "values": [4, 8]}], "metrics": ["top.mem.bank_conflicts"]}\n' >st/sweep.json
+mtimes() { stat -c '%n %Y' st/out/points/*/stats.json; }
+flynn sweep st/sweep.json --outdir st/out
+expect_rc 0
+touch -d '2000-01-01' st/out/points/*/stats.json
+flynn sweep st/sweep.json --outdir st/out
+expect_rc 0
+[[ -z "$(mtimes | grep -v ' 946684800$')" ]] || fail "$LAST: points ran again with nothing changed: $(mtimes)"
+printf '{"name": "st", "base": "sc/average_vector.json", "axes": [{"path": "modules.mem.banks", "values": [4, 8, 16]}], "metrics": ["top.mem.bank_conflicts"]}\n' >st/sweep.json
+flynn sweep st/sweep.json --outdir st/out
+expect_rc 0
+stdout_has "3 points, 3 ok"
+[[ -z "$(mtimes | grep -v 0002_banks-16 | grep -v ' 946684800$')" ]] || fail "$LAST: a new axis value ran other points again"
+echo "; a comment changes the program file, not the program" >>st/sc/programs/average_vector.s
+flynn sweep st/sweep.json --outdir st/out
+expect_rc 0
+[[ -z "$(mtimes | grep ' 946684800$')" ]] || fail "$LAST: a changed program file did not run every point again: $(mtimes)"
+touch -d '2000-01-01' st/out/points/*/stats.json
+sed -i 's/"latency": 11/"latency": 12/' st/sc/cray_base.json
+grep -q '"latency": 12' st/sc/cray_base.json || fail "the test could not change cray_base.json"
+flynn sweep st/sweep.json --outdir st/out --collect
+expect_rc 1
+stdout_has "3 stale"
+grep -q '^0,points/0000_banks-4,4,stale,.*earlier configuration or earlier input files' st/out/results.csv ||
+  fail "$LAST: the table does not mark stale points: $(head -3 st/out/results.csv)"
+flynn sweep st/sweep.json --outdir st/out
+expect_rc 0
+[[ -z "$(mtimes | grep ' 946684800$')" ]] || fail "$LAST: a changed base file did not run every point again: $(mtimes)"
+[[ "$(json_eval st/out/points/0000_banks-4/config.resolved.json 'j["modules"]["mem"]["latency"]')" == 12 ]] ||
+  fail "$LAST: the point did not take the changed base file"
+pass "a sweep reuses a point only while its configuration and every file it reads are unchanged"
+
+printf '{"name": "st", "base": "sc/average_vector.json", "axes": [{"path": "modules.mem.banks", "values": [4]}], "metrics": ["top.mem.bank_conflict"]}\n' >st/typo.json
+flynn sweep st/typo.json --outdir st/typo
+expect_rc 2
+stderr_has "st/typo.json: metrics[0]: expected a statistic the points write"
+stderr_has "did you mean 'top.mem.bank_conflicts'?"
+stderr_has "found 'top.mem.bank_conflict', which no point has"
+[[ ! -e st/typo ]] || fail "$LAST: a sweep with a misspelled metric wrote its folder"
+printf '{"name": "st", "base": "sc/average_vector.json", "axes": [{"path": "modules.mem.banks", "values": [4, 8, 0]}]}\n' >st/zero.json
+flynn sweep st/zero.json --outdir st/zero
+expect_rc 2
+stderr_has "st/zero.json: point 0002_banks-0 (axes[0] modules.mem.banks=0): --set modules.mem.banks=0: modules.mem.banks: expected"
+[[ ! -e st/zero ]] || fail "$LAST: a sweep with an invalid point ran or wrote something"
+pass "a misspelled metric and an invalid point are bad input before anything runs (exit 2)"
+
+# A point that hits its cycle limit and one whose run cannot write its folder: both in the
+# table with their status and message.
+printf '{"name": "st", "base": "sc/average_vector.json", "axes": [{"path": "max_cycles", "values": [0, 50, 60]}]}\n' >st/limit.json
+mkdir -p st/limit/points
+echo '{}' >st/limit/sweep.json
+echo 'not a folder' >st/limit/points/0002_max_cycles-60
+flynn sweep st/limit.json --outdir st/limit
+expect_rc 1
+stdout_has "3 points, 1 ok, 2 failed"
+grep -q '^0,points/0000_max_cycles-0,0,ok,' st/limit/results.csv || fail "$LAST: point 0 is not ok"
+grep -q '^1,points/0001_max_cycles-50,50,cycle_limit,50,.*,"cycle limit of 50 reached' st/limit/results.csv ||
+  fail "$LAST: the cycle-limited point lacks its status or message: $(sed -n 3p st/limit/results.csv)"
+grep -q '^2,points/0002_max_cycles-60,60,failed,.*exit status 2: flynn: error: --outdir' st/limit/results.csv ||
+  fail "$LAST: the point without results lacks its message: $(sed -n 4p st/limit/results.csv)"
+[[ "$(json_eval st/limit/results.json 'j["rows"][1]["message"][:20]')" == "cycle limit of 50 re" ]] ||
+  fail "results.json: no message for the cycle-limited point"
+pass "the sweep table carries each point's status and failure message"
 
 "$SRC/scripts/plot" sw/results.csv --x modules.mem.banks --y cycles --logx --out banks.png >/dev/null ||
   fail "scripts/plot failed"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every shipped scenario, run twice with waveforms and a timeline, must give byte-identical
-# output files (host.json, the host's timing, aside).
+# output files (host.json, the host's timing, aside). Both runs write to the same folder,
+# moved aside after each, so that provenance.json, which records the command line with its
+# --outdir, is compared too.
 #   usage: determinism_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -12,9 +14,11 @@ fail=0
 count=0
 while IFS= read -r s; do
   for run in a b; do
-    "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd,perfetto --quiet --outdir "$WORK/$run/${s//\//_}" \
+    "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd,perfetto --quiet --outdir "$WORK/run/${s//\//_}" \
       >"$WORK/$run.log" 2>&1
     echo $? >"$WORK/$run.rc"
+    mkdir -p "$WORK/$run"
+    [[ -d "$WORK/run/${s//\//_}" ]] && mv "$WORK/run/${s//\//_}" "$WORK/$run/"
   done
   if ! cmp -s "$WORK/a.rc" "$WORK/b.rc"; then
     echo "FAIL $s: exit status $(cat "$WORK/a.rc") then $(cat "$WORK/b.rc")"

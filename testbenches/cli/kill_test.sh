@@ -18,12 +18,13 @@ pass() { echo "ok - $*"; }
 sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 
 # The previous results: a complete run without a timeline. The killed runs add one
-# (--trace vcd,perfetto), so their outputs, had they been published, are told apart by trace.json.
+# (--trace vcd,perfetto), so their outputs, had they been published, are told apart by trace.json
+# (and by provenance.json, which records that command line).
 "$FLYNN" run "$SCENARIO" --outdir k --trace vcd --quiet || fail "the first run failed"
 cp -r k ref
 same_as_previous() { diff -r --exclude=host.json ref k >/dev/null 2>&1; }
 complete_new() { [[ -f k/.flynn-output && -f k/trace.json && ! -e k/.flynn-partial ]] &&
-                 diff -r --exclude=host.json --exclude=trace.json ref k >/dev/null 2>&1; }
+                 diff -r --exclude=host.json --exclude=trace.json --exclude=provenance.json ref k >/dev/null 2>&1; }
 # env --default-signal: a background job of a script starts with SIGINT ignored.
 start() { env --default-signal=INT,TERM "$FLYNN" run "$SCENARIO" --outdir k --trace vcd,perfetto --quiet >/dev/null 2>&1 & pid=$!; }
 t0=$(date +%s%N)

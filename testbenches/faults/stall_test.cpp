@@ -160,5 +160,6 @@ TEST_CASE("a TMA copy whose global reads never return: loader, warp and tma.load
 TEST_CASE("a tensor core that never completes its handshake: the GMMA unit and the wgmma are named") {
   const auto o = run(with_bridge("gmma/calibration_h100_sm.json", "gmma.tc0", 1));
   CHECK_THAT(o.r.message, Contains("b_transport through top.gmma.tc0 never returned: an extension-only request") &&
-                              Contains("wgmma.m64n64k16") && Contains("top.sm: 0 of 1 blocks finished") && Contains("has not completed"));
+                              Contains("wgmma started, the first of block 0 warp 0") && Contains("wgmma.m64n64k16") &&
+                              Contains("top.sm: 0 of 1 blocks finished") && Contains("wgmma.wait_group 0"));
 }

@@ -14,6 +14,7 @@
 
 #include "flynn/common/registry.h"
 #include "flynn/platform/errors.h"
+#include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/scenario.h"
 
@@ -500,4 +501,62 @@ TEST_CASE("a scenario without a name takes the file's stem") {
   flynn::register_builtin_modules(reg);
   flynn::platform p(sd, reg);
   CHECK(p.spec().name == "my-scenario");
+}
+
+// ------------------------------------------------------------------------ provenance
+
+TEST_CASE("fnv1a64_hex gives the published FNV-1a 64 values") {
+  CHECK(flynn::fnv1a64_hex("") == "cbf29ce484222325");
+  CHECK(flynn::fnv1a64_hex("a") == "af63dc4c8601ec8c");
+  CHECK(flynn::fnv1a64_hex("foobar") == "85944171f73967e8");
+}
+
+TEST_CASE(
+    "the run record lists every input, names the workload's copy and fingerprints file contents") {
+  temp_folder t("run-record");
+  const fs::path src = fs::path(FLYNN_SOURCE_DIR) / "scenarios/vector";
+  fs::create_directories(t.dir / "programs");
+  for (const char* f : {"average_vector.json", "cray_base.json", "programs/average_vector.s"})
+    fs::copy_file(src / f, t.dir / f);
+  const std::string prog = t.path("programs/average_vector.s");
+  flynn::scenario_doc sd = flynn::load_scenario_doc(t.path("average_vector.json"));
+  flynn::apply_override(sd, "modules.mem.banks=8");
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+
+  const flynn::run_record r = flynn::make_run_record(p, sd, 1234);
+  REQUIRE(r.inputs.size() == 3);
+  CHECK(r.inputs[0].role == "scenario");
+  CHECK(r.inputs[1].role == "extends");
+  CHECK(r.inputs[2].role == "program");
+  CHECK(r.inputs[2].json_path == "workload.program");
+  CHECK(r.inputs[2].copy == "inputs/average_vector.s");
+  CHECK(r.config["workload"]["program"] == "inputs/average_vector.s");
+  CHECK(r.config["max_cycles"] == 1234);  // the effective limit, --max-cycles included
+  CHECK(r.config["modules"]["mem"]["banks"] == 8);
+  CHECK(r.fingerprint.size() == 16);
+
+  // The same inputs give the same fingerprint; any change to a file's contents another.
+  CHECK(flynn::make_run_record(p, sd, 1234).fingerprint == r.fingerprint);
+  CHECK(flynn::make_run_record(p, sd, 1235).fingerprint != r.fingerprint);
+  {
+    std::ofstream out(prog, std::ios::app);
+    out << "; a comment\n";
+  }
+  CHECK(flynn::make_run_record(p, sd, 1234).fingerprint != r.fingerprint);
+  {
+    std::ofstream out(t.path("cray_base.json"), std::ios::app);
+    out << "\n";
+  }
+  const flynn::run_record changed = flynn::make_run_record(p, sd, 1234);
+  CHECK(changed.inputs[1].text != r.inputs[1].text);
+
+  const nlohmann::json prov =
+      flynn::provenance_json(r, {"flynn", "run", "x.json"}, {"modules.mem.banks=8"}, t.path("out"));
+  CHECK(prov["sets"] == nlohmann::json::array({"modules.mem.banks=8"}));
+  CHECK(prov["inputs"][2]["file"] ==
+        "../programs/average_vector.s");  // relative to the output folder
+  CHECK(prov["inputs"][2]["fnv1a64"] == flynn::fnv1a64_hex(r.inputs[2].text));
+  CHECK(prov["fingerprint"] == r.fingerprint);
 }

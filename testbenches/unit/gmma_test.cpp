@@ -49,6 +49,59 @@ TEST_CASE("the warpgroup generation streams MMAs at least twice as fast as the w
   CHECK(stats_to_json(m2.stats())["wavefronts"] == 16 * 32);
 }
 
+TEST_CASE("shared-memory wavefronts follow the bound memory's width") {
+  // The warpgroup reads 64 x 16 + 16 x 64 fp16 = 4096 B in 32 requests of 128 B: one
+  // wavefront each on 32 banks x 4 B or 8 banks x 16 B (128 B per wavefront), two on
+  // 16 banks x 4 B (64 B per wavefront).
+  banked_memory::params narrow = smem_params(), wide_words = smem_params();
+  narrow.banks = 16;
+  wide_words.banks = 8;
+  wide_words.word_bytes = 16;
+  banked_memory m32("m32", smem_params()), m16("m16", narrow), m8("m8", wide_words);
+  mma_engine e32("e32", mma_engine::params{}), e16("e16", mma_engine::params{}), e8("e8", mma_engine::params{});
+  e32.smem.bind(m32.port(0));
+  e16.smem.bind(m16.port(0));
+  e8.smem.bind(m8.port(0));
+  sc_core::sc_start();
+  CHECK(e16.matches_reference());
+  const auto s32 = stats_to_json(e32.stats()), s16 = stats_to_json(e16.stats()), s8 = stats_to_json(e8.stats());
+  CHECK(s32["smem_requests"] == 32);
+  CHECK(s16["smem_requests"] == 32);
+  CHECK(s32["smem_reads"] == 32);
+  CHECK(s16["smem_reads"] == 64);  // half the width: twice the wavefronts
+  CHECK(s8["smem_reads"] == 32);   // the same width in fewer, wider banks
+  // The engine counts what the memory served.
+  CHECK(stats_to_json(m16.stats())["wavefronts"] == s16["smem_reads"]);
+  // Half the wavefront width is half the bandwidth: the reads take longer.
+  CHECK(s16["mma_cycles"].get<double>() > s32["mma_cycles"].get<double>());
+}
+
+TEST_CASE("a wider warp instruction halves the instructions and the A fragment re-reads") {
+  // Warp generation, 16 x 8 x 16 vs 16 x 16 x 16: per warp and K block 8 or 4 instructions,
+  // each reading A (16 x 16 fp16: 4 registers of 32 lanes x 4 B) and its B columns (8 or 16
+  // x 16 fp16: 2 or 4 registers). B is read once either way; A once per instruction.
+  mma_engine::params narrow;
+  narrow.scope_threads = 32;
+  narrow.operands = operand_path::registers;
+  narrow.instr_m = 16;
+  narrow.instr_n = 8;
+  narrow.instr_k = 16;
+  mma_engine::params wide = narrow;
+  wide.instr_n = 16;
+  banked_memory m1("m1", smem_params()), m2("m2", smem_params());
+  mma_engine e1("narrow", narrow), e2("wide", wide);
+  e1.smem.bind(m1.port(0));
+  e2.smem.bind(m2.port(0));
+  sc_core::sc_start();
+  CHECK(e2.matches_reference());
+  const auto s1 = stats_to_json(e1.stats()), s2 = stats_to_json(e2.stats());
+  CHECK(s1["hw_instructions"] == 32);
+  CHECK(s2["hw_instructions"] == 16);
+  CHECK(s1["rf_reads"] == 32 * (4 + 2));
+  CHECK(s2["rf_reads"] == 16 * (4 + 4));
+  CHECK(s1["rf_read_bytes"] == 128 * s1["rf_reads"].get<int>());
+}
+
 TEST_CASE("bf16 operands also match the reference bit for bit") {
   mma_engine::params p;
   p.type = element_type::bf16;

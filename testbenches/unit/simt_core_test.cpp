@@ -3,12 +3,18 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "flynn/platform/errors.h"
 #include "flynn/platform/platform.h"
+#include "flynn/platform/simt_asm.h"
+#include "flynn/platform/simt_interp.h"
 #include "flynn/platform/stats_writer.h"
+#include "flynn/simt/isa.h"
 #include "flynn/simt/scheduler.h"
 
 namespace fs = std::filesystem;
@@ -221,4 +227,226 @@ join2:  exit
   CHECK(s["dwf_merged_warps"].get<int>() >= 2);    // then- and else-paths of region 1
   CHECK(s["dwf_lane_collisions"].get<int>() >= 1); // lane 0 of both warps in region 2
   CHECK(s["active_lanes_per_issue"][1] == 8);      // region 2: one thread per warp, never merged
+}
+
+// ---------------------------------------------------------------------------- scoreboard
+
+namespace {
+// One warp, 4 instructions in flight, after a load from global memory: the cycles nothing
+// could issue (the core's idle cycles waiting on memory or on a register), which the load's
+// 200-cycle latency fills when the next instruction waits for it.
+std::uint64_t memory_wait(const std::string& body, unsigned inflight = 4) {
+  fixture f("        mov   r1, 0\n        mov   r2, 256\n" + body + "        exit\n", {{"grid", 1}, {"block", 32}},
+            {{"modules", {{"sm", {{"inflight", inflight}}}}}});
+  const auto r = f.run();
+  INFO(body << r.message);
+  REQUIRE_FALSE(r.failed());
+  const auto st = f.stats("sm");
+  return st["idle_cycles_memory"].get<std::uint64_t>() + st["idle_cycles_scoreboard"].get<std::uint64_t>();
+}
+}  // namespace
+
+// (One run per test case: SystemC elaborates once per process.)
+TEST_CASE("scoreboard: independent instructions issue under a long load, whatever their unused fields") {
+  // None of them names r0 (the unused rb and rc fields of `add r3, r4, 1` hold 0): nothing waits.
+  CHECK(memory_wait("        ld.global.32 r0, [r1]\n        add r3, r4, 1\n        add r5, r6, 2\n"
+                    "        not r7, r8\n        mov r9, 3\n        st.global.32 [r2], r3\n") == 0);
+}
+
+TEST_CASE("scoreboard: an instruction that reads a register being loaded waits for it") {
+  CHECK(memory_wait("        ld.global.32 r0, [r1]\n        add r3, r4, 1\n        add r5, r0, 2\n") >= 150);
+}
+
+TEST_CASE("scoreboard: a write to a register being loaded waits for the load (WAW)") {
+  CHECK(memory_wait("        ld.global.32 r0, [r1]\n        mov r0, 7\n") >= 150);
+}
+
+TEST_CASE("scoreboard: a 64-bit store waits for its second register") {
+  CHECK(memory_wait("        ld.global.32 r5, [r1]\n        st.global.64 [r2], r4\n") >= 150);  // stores r4, r5
+}
+
+TEST_CASE("scoreboard: a 32-bit store does not wait for the register after its own") {
+  CHECK(memory_wait("        ld.global.32 r5, [r1]\n        st.global.32 [r2], r4\n") == 0);
+}
+
+TEST_CASE("scoreboard: a 128-bit store waits for its last register") {
+  CHECK(memory_wait("        ld.global.32 r7, [r1]\n        st.global.128 [r2], r4\n") >= 150);  // r4..r7
+}
+
+TEST_CASE("scoreboard: a use of the second register of a 64-bit load waits for it") {
+  CHECK(memory_wait("        ld.global.64 r4, [r1]\n        add r6, r5, 1\n") >= 150);
+}
+
+TEST_CASE("in-flight limit: a load in flight leaves one slot of two to the instructions behind it") {
+  // 8 lanes: an add occupies them 4 cycles and completes 4 later, so each of the 6 adds
+  // after the first (and the exit) waits 4 cycles for the one before to leave the pipeline,
+  // not for the 200-cycle load.
+  const std::uint64_t waited = memory_wait(
+      "        ld.global.32 r0, [r1]\n        add r3, r4, 1\n        add r5, r6, 1\n        add r7, r8, 1\n"
+      "        add r9, r10, 1\n        add r11, r12, 1\n        add r13, r14, 1\n", 2);
+  CHECK(waited == 6 * 4);
+}
+
+// ---------------------------------------------------------------------------- reads/writes
+
+namespace {
+std::vector<unsigned> regs(const flynn::simt::reg_set& s) {
+  std::vector<unsigned> v;
+  s.for_each([&](unsigned r) { v.push_back(r); });
+  std::sort(v.begin(), v.end());
+  return v;
+}
+flynn::simt::instr one(const std::string& text) { return flynn::simt::assemble(text + "\n", "k.s").code.at(0); }
+
+// The golden interpreter as an oracle for reads() and writes(): one thread runs the
+// instruction with r0..r15 and p0..p7 set, then stores r0..r15, p0..p7 and the shared
+// memory to global memory.
+constexpr unsigned window = 16;
+constexpr std::uint32_t dump = 4096, shared_dump = 6144, shared_size = 1024;
+std::uint32_t initial(unsigned k) { return 256 + 32 * k; }  // 16-byte aligned addresses in both spaces
+
+struct outcome {
+  bool ok = false;
+  std::vector<unsigned char> global;
+  std::uint32_t word(std::uint32_t addr) const {
+    std::uint32_t v = 0;
+    std::memcpy(&v, &global[addr], 4);
+    return v;
+  }
+};
+
+outcome run_one(const std::string& instruction, const std::array<std::uint32_t, window>& r, unsigned preds) {
+  std::string k;
+  for (unsigned i = 0; i < window; ++i) k += "mov r" + std::to_string(i) + ", " + std::to_string(r[i]) + "\n";
+  k += "mov r20, 1\n";
+  for (unsigned p = 0; p < 8; ++p) k += "setp.eq.s32 p" + std::to_string(p) + ", r20, " + std::to_string((preds >> p) & 1) + "\n";
+  k += instruction + "\nmov r30, " + std::to_string(dump) + "\n";
+  for (unsigned i = 0; i < window; ++i) k += "st.global.32 [r30+" + std::to_string(4 * i) + "], r" + std::to_string(i) + "\n";
+  for (unsigned p = 0; p < 8; ++p)
+    k += "selp r31, r20, 0, p" + std::to_string(p) + "\nst.global.32 [r30+" + std::to_string(64 + 4 * p) + "], r31\n";
+  k += "mov r32, 0\ncopy: ld.shared.32 r33, [r32]\nst.global.32 [r32+" + std::to_string(shared_dump) +
+       "], r33\nadd r32, r32, 4\nsetp.lt.u32 p7, r32, " + std::to_string(shared_size) + "\n@p7 bra copy\nexit\n";
+  flynn::simt::launch l;
+  l.grid = 1;
+  l.block = 1;
+  l.params = {12345};
+  l.shared_bytes = shared_size;
+  outcome o;
+  o.global.resize(8192);
+  for (std::size_t i = 0; i < o.global.size(); ++i) o.global[i] = static_cast<unsigned char>(i * 7 + 3);
+  o.ok = flynn::simt::interpret(flynn::simt::assemble(k, "probe.s"), l, o.global, {}).ok;
+  return o;
+}
+
+// The same result, but for the dump slot of what was perturbed (its own value).
+bool same(const outcome& a, const outcome& b, std::uint32_t ignore_slot) {
+  if (a.ok != b.ok) return false;
+  if (!a.ok) return true;
+  for (std::uint32_t x = 0; x < a.global.size(); x += 4)
+    if (x != ignore_slot && a.word(x) != b.word(x)) return false;
+  return true;
+}
+
+// Every register in reads() changes the result for some value (it is read), every other
+// one never does (nothing else is read); registers outside writes() keep their values
+// (nothing else is written) and those in it change (they are written).
+void cross_check(const std::string& instruction) {
+  INFO(instruction);
+  const flynn::simt::instr in = one(instruction);
+  const flynn::simt::reg_set rd = flynn::simt::reads(in), wr = flynn::simt::writes(in);
+  const std::array<std::uint32_t (*)(std::uint32_t), 5> perturb = {
+      [](std::uint32_t v) { return v + 16; }, [](std::uint32_t v) { return v + 1; },
+      [](std::uint32_t v) { return v >> 4; }, [](std::uint32_t v) { return v ^ 0x80000000u; },
+      [](std::uint32_t v) { return v ^ 0x4b000000u; }};  // small, odd, negative, a large float
+  std::array<std::uint32_t, window> base_r{};
+  for (unsigned k = 0; k < window; ++k) base_r[k] = initial(k);
+  std::array<bool, window> reg_matters{}, reg_written{};
+  std::array<bool, 8> pred_matters{}, pred_written{};
+  for (unsigned preds : {0xaau, 0x55u}) {  // each predicate both ways (a guard on and off)
+    const outcome base = run_one(instruction, base_r, preds);
+    REQUIRE(base.ok);
+    for (unsigned k = 0; k < window; ++k) {
+      const bool changed = base.word(dump + 4 * k) != initial(k);
+      reg_written[k] = reg_written[k] || changed;
+      if (!wr.has(k)) CHECK_FALSE(changed);
+      for (auto f : perturb) {
+        auto r = base_r;
+        r[k] = f(r[k]);
+        const bool unaffected = same(base, run_one(instruction, r, preds), dump + 4 * k);
+        if (!rd.has(k)) CHECK(unaffected);
+        reg_matters[k] = reg_matters[k] || !unaffected;
+      }
+    }
+    for (unsigned p = 0; p < 8; ++p) {
+      const bool changed = base.word(dump + 64 + 4 * p) != ((preds >> p) & 1);
+      pred_written[p] = pred_written[p] || changed;
+      if (!wr.has_pred(p)) CHECK_FALSE(changed);
+      const bool unaffected = same(base, run_one(instruction, base_r, preds ^ (1u << p)), dump + 64 + 4 * p);
+      if (!rd.has_pred(p)) CHECK(unaffected);
+      pred_matters[p] = pred_matters[p] || !unaffected;
+    }
+  }
+  for (unsigned k = 0; k < window; ++k) {
+    if (rd.has(k)) CHECK(reg_matters[k]);
+    if (wr.has(k)) CHECK(reg_written[k]);
+  }
+  for (unsigned p = 0; p < 8; ++p) {
+    if (rd.has_pred(p)) CHECK(pred_matters[p]);
+    if (wr.has_pred(p)) CHECK(pred_written[p]);
+  }
+}
+}  // namespace
+
+TEST_CASE("reads() and writes() name exactly the registers the golden interpreter reads and writes") {
+  using flynn::simt::op;
+  const std::vector<std::string> probes = {
+      "mov r1, r2", "mov r1, 7", "mov r1, %laneid", "ldparam r1, 0",
+      "add r1, r2, r3", "add r1, r2, 9", "sub r1, r2, r3", "mul r1, r2, 5", "mulhi r1, r2, r3",
+      "mad r1, r2, r3, r4", "div r1, r2, r3", "rem r1, r2, r3", "and r1, r2, r3", "or r1, r2, 6",
+      "xor r1, r2, r3", "not r1, r2", "shl r1, r2, r3", "shr r1, r2, 3", "sra r1, r2, r3", "min r1, r2, r3",
+      "max r1, r2, 9", "fadd r1, r2, r3", "fsub r1, r2, r3", "fmul r1, r2, r3", "ffma r1, r2, r3, r4",
+      "fmin r1, r2, r3", "fmax r1, r2, r3", "fdiv r1, r2, r3", "fsqrt r1, r2", "cvt.f.s r1, r2",
+      "cvt.s.f r1, r2", "setp.lt.s32 p2, r2, r3", "setp.ne.u32 p2, r2, 320", "selp r1, r2, r3, p3",
+      "selp r1, r2, 4, p3", "ld.global.32 r1, [r2+16]", "ld.global.64 r4, [r2]", "ld.global.128 r8, [r3]",
+      "ld.shared.64 r4, [r2]", "st.global.32 [r2+16], r1", "st.global.64 [r2], r4", "st.global.128 [r3], r8",
+      "st.shared.64 [r2], r6", "@p1 add r1, r2, r3", "@!p2 st.global.64 [r2], r4", "@p1 ld.global.64 r8, [r3]",
+      "nop", "bar.sync"};
+  std::vector<bool> covered(static_cast<std::size_t>(op::count_));
+  for (const auto& p : probes) {
+    cross_check(p);
+    covered[static_cast<std::size_t>(one(p).code)] = true;
+  }
+  // Every synchronous opcode is probed (branches and exit change the path, not registers:
+  // they read only their guard).
+  for (std::size_t c = 0; c < covered.size(); ++c) {
+    const auto o = static_cast<op>(c);
+    if (!flynn::simt::is_async(o) && o != op::bra && o != op::exit) CHECK(covered[c]);
+  }
+}
+
+TEST_CASE("reads() and writes() of branches and the asynchronous instructions") {
+  using flynn::simt::reads;
+  using flynn::simt::writes;
+  using V = std::vector<unsigned>;
+  CHECK(regs(reads(one("@p3 bra x\nx: nop"))).empty());
+  CHECK(reads(one("@p3 bra x\nx: nop")).preds == 1u << 3);
+  CHECK(regs(reads(one("@!p1 exit"))).empty());
+  // Coordinates: one register per dimension of the launch's tensor map.
+  CHECK(regs(reads(one("tma.load [r4+16], 0, [r8], r10"), 2)) == V{4, 8, 10, 11});
+  CHECK(regs(reads(one("tma.store [r4], 1, r20"), 3)) == V{4, 20, 21, 22});
+  CHECK(regs(writes(one("tma.load [r4], 0, [r8], r10"))).empty());
+  // wgmma: descriptor pairs or the .rs fragment, the accumulators when scale-d is 1.
+  CHECK(regs(reads(one("wgmma.m64n16k16.f32.bf16 r0, r8, r10, 1"))) == V{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  CHECK(regs(reads(one("wgmma.m64n16k16.f32.bf16 r0, r8, r10, 0"))) == V{8, 9, 10, 11});
+  CHECK(regs(reads(one("wgmma.m64n16k16.f32.f16.rs r0, r12, r10, 0"))) == V{10, 11, 12, 13, 14, 15});
+  CHECK(regs(writes(one("wgmma.m64n16k16.f32.bf16 r0, r8, r10, 0"))) == V{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(regs(reads(one("mbarrier.init [r2+8], r3"))) == V{2, 3});
+  CHECK(regs(reads(one("mbarrier.init [r2], 1"))) == V{2});
+  CHECK(regs(reads(one("mbarrier.arrive [r6]"))) == V{6});
+  CHECK(regs(reads(one("mbarrier.wait [r2], r5"))) == V{2, 5});
+  for (const char* none : {"wgmma.commit_group", "wgmma.wait_group 1", "tma.wait"})
+    CHECK(regs(reads(one(none))).empty());
+  // Register allocation sees the same operands.
+  CHECK(flynn::simt::highest_register(one("setp.lt.s32 p0, r1, r9")) == 9);
+  CHECK(flynn::simt::highest_register(one("tma.load [r4], 0, [r8], r10")) == 14);
 }

@@ -76,10 +76,14 @@ TEST_CASE("a 2-D box lands row by row and completes the barrier when the last ro
   rig r([&](rig& x) {
     bar.arrive_expect_tx(tile(swizzle_mode::none).box_bytes(), 0);
     err = x.tma.load(tile(swizzle_mode::none), {32, 4, 0, 0, 0}, 0, bar, 0);
-    landed = x.tma.busy_until();
+    // Rows are written to shared memory when they land, not when the copy starts.
+    CHECK(x.tma.in_progress());
+    CHECK(x.shared_at(0) == 0);
   });
   sc_core::sc_start();
   REQUIRE(err.empty());
+  CHECK_FALSE(r.tma.in_progress());
+  landed = r.tma.busy_until();
   CHECK(bar.try_wait(0));
   CHECK(bar.completed_at() == landed);
   // Row i issues at cycle i, its data is back after 100 cycles and lands 20 later.

@@ -7,6 +7,7 @@
 #include "flynn/simt/register_file.h"
 #include "flynn/tensor/tensor_core.h"
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/wavefront_extension.h"
 
 namespace flynn {
 
@@ -39,11 +40,12 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
     rf.back()->bind(*this);
   }
   link.bind(*this);
+  SC_THREAD(worker);
   stats_.add("wgmma", wgmmas_, "instructions", "warpgroup MMAs run (one per group of warps)");
   stats_.add("hw_instructions", warp_parts_, "instructions", "wgmma instructions the warps issued (one per warp)");
   stats_.add("smem_requests", smem_requests_, "requests", "multi-lane shared-memory reads of A and B (16-byte chunks)");
-  stats_.add_real("smem_reads", [this] { return double(a_smem_bytes_.value() + b_smem_bytes_.value()) / 128.0; },
-                  "wavefronts", "A and B bytes read from shared memory in full-width 128-byte wavefronts");
+  stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
+             "shared-memory wavefronts the A and B reads took, as the bound memory reports them");
   stats_.add("a_smem_bytes", a_smem_bytes_, "B", "A bytes read from shared memory");
   stats_.add("b_smem_bytes", b_smem_bytes_, "B", "B bytes read from shared memory (once per MMA)");
   stats_.add("b_multicast_bytes", b_multicast_bytes_, "B", "B bytes delivered to the sub-partitions (multicast)");
@@ -52,6 +54,8 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
   stats_.add("rf_write_bytes", rf_write_bytes_, "B", "D bytes written back into the accumulator registers");
   stats_.add("fmas", fmas_, "FMA", "multiply-adds of the MMAs");
   stats_.add("tensor_core_blocks", tc_blocks_, "blocks", "blocks of work sent to the tensor cores (one per warp and column group)");
+  stats_.add("accumulator_wait_cycles", accumulator_wait_, "cycles",
+             "cycles column groups waited for an earlier MMA's D to land in the accumulators they read, summed");
   stats_.add("start_barrier_cycles", start_wait_, "cycles", "cycles between the first and the last warp arriving, summed");
   stats_.add_real(
       "mma_interval",
@@ -63,8 +67,12 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
 }
 
 std::string gmma_unit::pending_work() const {
-  const std::string w = waiting();
-  return w.empty() ? w : "wgmma start barrier: " + w;
+  std::string w = waiting();
+  if (!w.empty()) w = "wgmma start barrier: " + w;
+  if (!ready_.empty())
+    w += (w.empty() ? "" : "; ") + std::to_string(ready_.size()) + " wgmma started, the first of " +
+         ready_.front().parts[0].where;
+  return w;
 }
 
 std::string gmma_unit::waiting() const {
@@ -148,13 +156,40 @@ std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint6
   if (g.count == 1) state_.set(cycles(t), 1);
   arrived_sig_.set(cycles(t), g.count);
   if (g.count < p_.warps || it != q.begin()) return {};
-  std::string e;
-  while (!q.empty() && q.front().count == p_.warps && e.empty()) {
-    e = run(q.front());
+  // Complete groups go to the worker in arrival order; it moves their data at the cycles
+  // the state machine says (operand reads sample shared memory then, not now).
+  while (!q.empty() && q.front().count == p_.warps) {
+    ready_.push_back(std::move(q.front()));
     q.pop_front();
   }
   if (q.empty()) open_.erase(r.group);
-  return e;
+  work_ev_.notify(sc_core::SC_ZERO_TIME);
+  return {};
+}
+
+void gmma_unit::worker() {
+  for (;;) {
+    while (ready_.empty()) wait(work_ev_);
+    if (std::string e = run(ready_.front()); !e.empty()) {
+      failed_ = e;
+      fault("wgmma of " + ready_.front().parts[0].where + ": " + e);
+      return;
+    }
+    ready_.pop_front();
+    progress_ev_.notify(sc_core::SC_ZERO_TIME);  // completions became known
+  }
+}
+
+// The worker reaches cycle `at` (it never goes back: a request for an earlier cycle is
+// made now, and the port it goes to was busy until now in any case).
+sc_core::sc_time gmma_unit::ahead(std::uint64_t at) const {
+  const sc_core::sc_time when = cycles(at);
+  return when > sc_core::sc_time_stamp() ? when - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
+}
+
+void gmma_unit::reach(std::uint64_t at) {
+  const sc_core::sc_time when = cycles(at);
+  if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
 }
 
 std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
@@ -172,12 +207,20 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
   gp.set_streaming_width(ext.lanes * 16);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&ext);
-  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  wavefront_extension served;  // the memory says how many wavefronts the read took
+  gp.set_extension(&served);
+  reach(at);  // the read samples shared memory at its own cycle
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tracked_b_transport(smem, gp, delay);
   gp.clear_extension(&ext);
+  gp.clear_extension(&served);
   ++smem_requests_;
+  smem_wavefronts_ += served.wavefronts;
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
     return "shared read at " + hex(addrs.front()) + ": " + gp.get_response_string();
+  if (!ext.acknowledged)
+    return "shared read at " + hex(addrs.front()) + ": the target ignored the lanes extension (operand reads need a "
+           "lanes-aware shared memory such as banked_memory)";
   landed = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   return {};
 }
@@ -197,7 +240,7 @@ std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r,
   gp.set_streaming_width(static_cast<unsigned>(data.size()));
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&x);
-  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  sc_core::sc_time delay = ahead(at);
   tracked_b_transport(*rf[w], gp, delay);
   gp.clear_extension(&x);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
@@ -257,10 +300,15 @@ std::string gmma_unit::run(gathering& g) {
       a_smem_bytes_ += 512;
     }
   }
-  // 3. B column groups, read once, multicast: group q holds columns cg*q .. cg*q+cg-1, K-major.
+  // 3. and 4. B column groups, read once and multicast (group q holds columns cg*q ..
+  // cg*q+cg-1, K-major), each followed by its math on every warp's datapath and the D
+  // write-back: the reads go out in cycle order while the math of earlier groups runs.
   const unsigned groups = n / cg + (n % cg ? 1 : 0);
   std::vector<std::vector<std::uint16_t>> b(groups);
   std::vector<std::uint64_t> b_ready(groups);
+  std::uint64_t math_start = UINT64_MAX, end = 0;
+  std::vector<float> tile;
+  std::vector<std::uint64_t> part_done(warps, 0);
   for (unsigned q = 0; q < groups; ++q) {
     const unsigned cols = std::min(cg, n - q * cg);
     b[q].resize(std::size_t(cols) * 16);
@@ -276,22 +324,23 @@ std::string gmma_unit::run(gathering& g) {
     }
     b_smem_bytes_ += std::uint64_t(cols) * 32;
     b_multicast_bytes_ += std::uint64_t(cols) * 32 * warps;
-  }
-  // 4. The math, warp by warp and column group by column group, then D back into registers.
-  std::uint64_t math_start = UINT64_MAX, end = 0;
-  std::vector<float> tile;
-  std::vector<std::uint64_t> part_done(warps, 0);
-  for (unsigned w = 0; w < warps; ++w) {
-    const wgmma_request& r = g.parts[w];
-    for (unsigned q = 0; q < groups; ++q) {
-      const unsigned cols = std::min(cg, n - q * cg);
+    for (unsigned w = 0; w < warps; ++w) {
+      const wgmma_request& r = g.parts[w];
       // The group's accumulator registers: 4 per 8 columns (register 4j + k holds columns of chunk j).
       std::vector<unsigned> regs;
       for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
       std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
       tile.assign(std::size_t(16) * cols, 0.0f);
       std::vector<unsigned char> data;
-      if (r.accumulate) {  // C from the accumulators
+      auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
+      if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
+        std::uint64_t dep = 0;
+        for (unsigned reg : regs)
+          if (auto it = written_at.find(reg); it != written_at.end()) dep = std::max(dep, it->second);
+        if (dep > ready) {
+          accumulator_wait_ += dep - ready;
+          ready = dep;
+        }
         std::uint64_t c_ready = ready;
         if (auto e = registers(w, false, r, regs, ready, data, c_ready); !e.empty()) return "wgmma C: " + e;
         ready = c_ready;
@@ -318,7 +367,7 @@ std::string gmma_unit::run(gathering& g) {
       gp.set_extension(&x);
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(cycles(ready), q);
-      sc_core::sc_time delay = cycles(ready) - sc_core::sc_time_stamp();
+      sc_core::sc_time delay = ahead(ready);
       tracked_b_transport(*tc[w], gp, delay);
       gp.clear_extension(&x);
       ++tc_blocks_;
@@ -336,8 +385,11 @@ std::string gmma_unit::run(gathering& g) {
       if (auto e = registers(w, true, r, regs, to_cycles_ceil(sc_core::sc_time_stamp() + delay), data, written); !e.empty())
         return "wgmma D: " + e;
       part_done[w] = std::max(part_done[w], written);
+      for (unsigned reg : regs) written_at[reg] = written;
       rf_write_bytes_ += data.size();
     }
+  }
+  for (unsigned w = 0; w < warps; ++w) {
     completion_[g.ids[w]] = static_cast<std::int64_t>(part_done[w]);  // the part's barrier
     end = std::max(end, part_done[w]);
   }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "flynn/common/format.h"
+#include "flynn/tlm/wavefront_extension.h"
 
 namespace flynn {
 
@@ -73,12 +74,15 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
   for (auto& x : a_) x = from_f32(p_.type, u(rng));
   for (auto& x : b_) x = from_f32(p_.type, u(rng));
   for (auto& x : c_) x = u(rng);
-  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue");
-  stats_.add_real("rf_reads", [this] { return double(rf_read_bytes_.value()) / 128.0; }, "reads",
-                  "register-file reads of A and B (one 32-lane x 4-byte register = 128 B)");
+  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue (one per warp)");
+  stats_.add("rf_reads", rf_reads_, "reads",
+             "register-file reads of A and B fragments (one 32-lane x 4-byte register each)");
   stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A and B operand bytes read from the register file");
   stats_.add("rf_write_bytes", rf_write_bytes_, "B", "A and B bytes written into the register file from shared memory");
-  stats_.add("smem_reads", smem_requests_, "wavefronts", "128-byte shared-memory reads of A and B");
+  stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
+             "shared-memory wavefronts the A and B reads took, as the memory reports them (a request a target "
+             "without banks serves counts as one)");
+  stats_.add("smem_requests", smem_requests_, "requests", "128-byte shared-memory read requests of A and B");
   stats_.add("fmas", fmas_, "FMA", "multiply-adds done by the tensor cores");
   stats_.add("datapath_cycles", tc_busy_, "cycles", "cycles the busiest tensor core computed");
   stats_.add("units", units_, "units", "operand-sharing units (threads / scope)");
@@ -101,10 +105,14 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
 }
 
 // Reads `bytes` in 128-byte requests, one per cycle from t; returns when the last lands.
+// Each request carries a wavefront_extension: the memory says how many wavefronts it took
+// (one on 32 banks x 4 B, two on 16 x 4 B, more with bank conflicts).
 std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out) {
   std::uint64_t landed = t;
   for (unsigned off = 0; off < bytes; off += 128, ++t) {
     tlm::tlm_generic_payload gp;
+    wavefront_extension served;
+    gp.set_extension(&served);
     gp.set_command(tlm::TLM_READ_COMMAND);
     gp.set_address(addr + off);
     gp.set_data_ptr(out + off);
@@ -113,9 +121,11 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
     tracked_b_transport(smem, gp, delay);
+    gp.clear_extension(&served);
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
       fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
     ++smem_requests_;
+    smem_wavefronts_ += std::max(1u, served.wavefronts);
     requests_sig_.set(cycles(t), 1);
     requests_sig_.set(cycles(t + 1), 0);
     landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
@@ -153,18 +163,24 @@ void mma_engine::run() {
   k_blocks_ += blocks;
   const bool via_rf = p_.operands == operand_path::registers;
 
-  // Per warp instruction: FMAs done and A/B fragment bytes read (a warp instruction drives
-  // every unit of the warp; a warpgroup instruction is split over its warps).
-  const std::uint64_t instr_fmas = std::uint64_t(p_.instr_m) * p_.instr_n * p_.instr_k;
-  const std::uint64_t warp_instr_fmas = instr_fmas * units_per_warp / warps_per_unit;
-  const std::uint64_t warp_instr_frag =
-      (std::uint64_t(p_.instr_m) * p_.instr_k + std::uint64_t(p_.instr_k) * p_.instr_n) * 2 * units_per_warp / warps_per_unit;
-  const std::uint64_t instr_per_warp_block = std::uint64_t(warp_rows) * p_.n * kb / warp_instr_fmas;
+  // A and B fragment bytes one warp instruction reads from the register file: a warp
+  // instruction drives every unit of the warp; a warpgroup instruction is split over its
+  // warps.
+  const std::uint64_t frag_a = std::uint64_t(p_.instr_m) * p_.instr_k * 2 * units_per_warp / warps_per_unit;
+  const std::uint64_t frag_b = std::uint64_t(p_.instr_k) * p_.instr_n * 2 * units_per_warp / warps_per_unit;
   // The math of one warp on one column group of one K block.
   const std::uint64_t step_fmas = std::uint64_t(warp_rows) * unit_cols * units_per_warp / groups * kb;
   const std::uint64_t step_cycles = std::max<std::uint64_t>(1, (step_fmas + p_.fma_per_cycle - 1) / p_.fma_per_cycle);
-  const std::uint64_t step_rf = via_rf ? instr_per_warp_block * warp_instr_frag / groups : 0;
-  const std::uint64_t step_rf_cycles = (step_rf + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
+  // One warp instruction issued: with register operands it reads its A and B fragments, a
+  // register (32 lanes x 4 B) at a time. Returns the bytes read.
+  auto issue_instruction = [&]() -> std::uint64_t {
+    ++instructions_;
+    if (!via_rf) return 0;
+    for (const std::uint64_t frag : {frag_a, frag_b})
+      for (std::uint64_t off = 0; off < frag; off += register_bytes) ++rf_reads_;
+    rf_read_bytes_ += frag_a + frag_b;
+    return frag_a + frag_b;
+  };
 
   struct unit_state {
     unsigned row0, col0;
@@ -208,10 +224,16 @@ void mma_engine::run() {
         std::uint64_t ready = 0;
         for (unsigned s = 0; s < units_per_warp; ++s)
           ready = std::max({ready, a_landed[u0 + s], b_landed[std::size_t(u0 + s) * groups + g]});
-        if (via_rf) {
-          rf_free[w] = std::max(ready, rf_free[w]) + step_rf_cycles;
+        // The warp issues the instructions whose B columns (in each unit's tile) end in this
+        // column group: their operands are all there now.
+        std::uint64_t rf_bytes = 0;
+        const unsigned c_begin = g * p_.column_group, c_end = c_begin + p_.column_group;
+        for (unsigned j = c_begin / p_.instr_n; (j + 1) * p_.instr_n <= c_end; ++j)
+          for (unsigned i = 0; i < unit_rows / p_.instr_m; ++i)
+            for (unsigned x = 0; x < kb / p_.instr_k; ++x) rf_bytes += issue_instruction();
+        if (via_rf) {  // the operand collectors read those fragments before the math starts
+          rf_free[w] = std::max(ready, rf_free[w]) + (rf_bytes + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
           ready = rf_free[w];
-          rf_read_bytes_ += step_rf;
         }
         const std::uint64_t start = std::max(ready, tc_free[w]);
         if (!sp_busy_.empty()) {
@@ -224,7 +246,6 @@ void mma_engine::run() {
         tc_free[w] = start + step_cycles;
         busy[w] += step_cycles;
       }
-      instructions_ += instr_per_warp_block;
       end = std::max(end, tc_free[w] + p_.tc_latency);
       if (w == 0) {
         if (blk == 0) first_block_done_ = tc_free[0];

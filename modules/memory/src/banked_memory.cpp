@@ -1,9 +1,11 @@
 #include "flynn/memory/banked_memory.h"
+#include "flynn/tlm/wavefront_extension.h"
 
 #include <algorithm>
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 namespace flynn {
 
@@ -82,8 +84,7 @@ struct banked_memory::port_state {
   std::unique_ptr<target_socket> socket;
   port_adapter adapter;
   port_kind kind;
-  std::uint64_t free_at = 0;     // first cycle a new request may take the port
-  std::uint64_t last_start = 0;  // start of the previous request (its END_REQ)
+  occupancy_calendar calendar{false};  // cycles each request holds the port; tag: its first wavefront
   // AT: END_REQ and BEGIN_RESP due, each in non-decreasing time order.
   std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req, begin_resp;
   sc_core::sc_event end_req_ev, begin_resp_ev;
@@ -120,7 +121,14 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
     o2.set_sensitivity(&ps.begin_resp_ev);
     sc_core::sc_spawn([this, i] { begin_resp_process(i); }, (sn + "_begin_resp").c_str(), &o2);
   }
-  bank_free_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), 0);
+  {
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.dont_initialize();
+    o.set_sensitivity(&arbiter_ev_);
+    sc_core::sc_spawn([this] { arbitrate(); }, "at_arbiter", &o);
+  }
+  banks_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), occupancy_calendar{});
   bank_accesses_.resize(p_.banks);
   port_requests_.resize(n);
 
@@ -241,18 +249,18 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
 
 // Wavefront j carries the j-th distinct word of every bank the request touches. A
 // wavefront issues one cycle after the previous one at the earliest and only when each of
-// its banks is free; data is back `latency` cycles after the last wavefront issued.
+// its banks is free for the bank's busy time; data is back `latency` cycles after the last
+// wavefront issued. A port serves one request at a time: the request holds it from the
+// cycle it is taken to its last wavefront. Banks and ports keep occupancy calendars, so a
+// request is delayed only by what occupies them at its own cycles (see the arbitration
+// rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
                                              std::uint64_t arrival) {
   collect_words(gp);
   const std::size_t bank_base =
       p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
-  const std::uint64_t t0 = std::max(arrival, ps.free_at);
-  // Port stall: cycles the port was still issuing an earlier request's extra wavefronts.
-  // (Waiting in line one request per cycle, or behind a request stalled on a bank, is the
-  // bank's stall, counted there.) The same for LT and AT traffic.
-  const std::uint64_t ready = std::max(arrival, ps.last_start + 1);
-  if (t0 > ready) port_stall_ += t0 - ready;
+  const std::uint64_t busy = p_.busy_cycles();
+  forget_past();
 
   // scratch_ is sorted by bank: runs_ marks where each bank's words begin.
   runs_.clear();
@@ -263,40 +271,79 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
     max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
 
-  const std::uint64_t busy = p_.busy_cycles();
-  std::uint64_t issue = t0, first = t0;
+  // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
+  // the previous one at which all of its banks are free (a bank's own earlier passes in this
+  // request included, as they are not booked yet).
+  auto schedule = [&](std::uint64_t t0) {
+    passes_.assign(max_run, 0);
+    std::uint64_t prev = 0;
+    for (std::size_t pass = 0; pass < max_run; ++pass) {
+      std::uint64_t when = pass == 0 ? t0 : prev + 1;
+      for (std::uint64_t before = UINT64_MAX; before != when;) {  // until every bank is free at `when`
+        before = when;
+        for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
+          if (runs_[r] + pass >= runs_[r + 1]) continue;
+          when = banks_[bank_base + scratch_[runs_[r]].first].first_free(when, busy);
+          if (pass > 0) when = std::max(when, passes_[pass - 1] + busy);  // its word of the previous pass
+        }
+      }
+      passes_[pass] = prev = when;
+    }
+    return prev;  // the last wavefront
+  };
+  // The port: the first cycle from `arrival` at which it is free for the whole request.
+  std::uint64_t t0 = ps.calendar.first_free(arrival, 1), last = schedule(t0);
+  for (std::uint64_t at; (at = ps.calendar.first_free(t0, last + 1 - t0)) != t0;) {
+    t0 = at;
+    last = schedule(t0);
+  }
+  // Port stall: cycles the port was still issuing an earlier request's extra wavefronts.
+  // (Waiting in line one request per cycle, or behind a request stalled on a bank, is the
+  // bank's stall, counted there.) The same for LT and AT traffic.
+  std::uint64_t prev_first = 0;
+  std::uint64_t ready = arrival;
+  if (ps.calendar.previous(t0, prev_first)) ready = std::max(arrival, prev_first + 1);
+  if (t0 > ready) port_stall_ += t0 - ready;
+
   for (std::size_t pass = 0; pass < max_run; ++pass) {
-    std::uint64_t when = pass == 0 ? t0 : issue + 1;
-    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-      if (runs_[r] + pass < runs_[r + 1])
-        when = std::max(when, bank_free_[bank_base + scratch_[runs_[r]].first]);
+    const std::uint64_t when = passes_[pass];
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] + pass >= runs_[r + 1]) continue;
       const unsigned bank = scratch_[runs_[r]].first;
-      std::uint64_t& bf = bank_free_[bank_base + bank];
-      if (pass > 0 || bf > t0) ++conflicts_;
-      bf = when + busy;
+      occupancy_calendar& cal = banks_[bank_base + bank];
+      if (pass > 0 || when > t0) ++conflicts_;
+      cal.book(when, when + busy);
       ++bank_accesses_[bank];
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }
-    if (pass == 0) first = when;
-    issue = when;
   }
+  const std::uint64_t first = max_run ? passes_[0] : t0;
   wavefronts_ += max_run;
+  if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
+    served->wavefronts = static_cast<unsigned>(max_run);
   word_accesses_ += scratch_.size();
-  const std::uint64_t done = issue + p_.latency;
+  const std::uint64_t done = last + p_.latency;
   bank_stall_ += done - (t0 + p_.latency);
-  ps.free_at = issue + 1;
-  ps.last_start = first;
+  ps.calendar.book(t0, last + 1, first);
   first_cycle_ = std::min(first_cycle_, first);
-  last_cycle_ = std::max(last_cycle_, issue);
+  last_cycle_ = std::max(last_cycle_, last);
   ++port_requests_[ps.adapter.index];
-  if (tracing_) record(port_trace_[ps.adapter.index], t0, issue + 1);
+  if (tracing_) record(port_trace_[ps.adapter.index], t0, last + 1);
   if (timeline_)
     timeline_->span(name(), "port" + std::to_string(ps.adapter.index),
                     std::string(gp.is_read() ? "read " : "write ") + std::to_string(gp.get_data_length()) + " B",
                     ++spans_, cycles(arrival), cycles(done));
   return {first, done};
+}
+
+// Bookings that ended before the current cycle can no longer delay anyone: requests arrive
+// at the current cycle or later.
+void banked_memory::forget_past() {
+  if (++since_forget_ < 256) return;
+  since_forget_ = 0;
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  for (auto& b : banks_) b.forget_before(now);
+  for (auto& ps : ports_) ps->calendar.forget_before(now);
 }
 
 void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
@@ -309,7 +356,8 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
       std::memcpy(&data_[a], buf, n);
   };
   std::uint64_t moved = 0;
-  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+  if (auto* lx = gp.get_extension<lanes_extension>()) {
+    lx->acknowledged = true;  // the lanes were honoured (initiators check this)
     for (unsigned l = 0; l < lx->lanes; ++l)
       if (lx->active(l)) {
         one(lx->address[l], d + std::size_t(l) * lx->lane_bytes, lx->lane_bytes);
@@ -376,22 +424,98 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
     ++errors_;
     return tlm::TLM_COMPLETED;
   }
-  const std::uint64_t now = arrival_cycle(sc_core::SC_ZERO_TIME);
+  // Requests are granted in simulated-time order: each waits for its arrival cycle and all
+  // requests of one cycle are granted together, by port number (see arbitrate()).
   const std::uint64_t arrival = arrival_cycle(delay);
-  const timing t = reserve(ps, gp, arrival);
-  move_data(gp);
   if (gp.has_mm()) gp.acquire();
-  ps.begin_resp.emplace_back(t.done, &gp);
-  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp)
-    ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
-  if (t.start == arrival) {  // taken at once: END_REQ on the return path
-    phase = tlm::END_REQ;
-    return tlm::TLM_UPDATED;
+  at_pending_.push_back({arrival, port, at_seq_++, &gp});
+  schedule_arbiter(arrival);
+  return tlm::TLM_ACCEPTED;
+}
+
+// Wakes the arbiter for cycle `c`: in the next delta cycle when that is now (every request
+// of the current delta is then in), else at the cycle, where it waits one more delta for the
+// requests that initiators woken at the same time send.
+void banked_memory::schedule_arbiter(std::uint64_t c) {
+  const sc_core::sc_time when = at_cycle(c), now = sc_core::sc_time_stamp();
+  if (when > now) {
+    if (timed_wake_ <= now || when < timed_wake_) timed_wake_ = when;
+    arbiter_ev_.notify(when - now);
+  } else {
+    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
   }
-  // Port busy: back-pressure until the request leaves the port.
+}
+
+// AT arbiter. It runs one delta cycle after it is woken, so every request that initiators
+// send in the cycle's first evaluation is in the batch, whatever the order the processes
+// ran in; the batch is granted by arrival cycle, then port number, then the order of the
+// port's own requests.
+void banked_memory::arbitrate() {
+  if (timed_wake_ == sc_core::sc_time_stamp() && !arbiter_settled_) {
+    arbiter_settled_ = true;
+    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  arbiter_settled_ = false;
+  const std::uint64_t now = arrival_cycle(sc_core::SC_ZERO_TIME);
+  for (;;) {
+    // This cycle's batch, in grant order (requests sent from inside a backward call below
+    // come in the next round).
+    batch_.clear();
+    std::size_t kept = 0;
+    for (const at_request& r : at_pending_)
+      if (r.arrival <= now) batch_.push_back(r);
+      else at_pending_[kept++] = r;
+    at_pending_.resize(kept);
+    if (batch_.empty()) break;
+    const auto order = [](const at_request& a, const at_request& b) {
+      return std::tie(a.arrival, a.port, a.seq) < std::tie(b.arrival, b.port, b.seq);
+    };
+    std::sort(batch_.begin(), batch_.end(), order);
+    for (std::size_t i = 0; i < batch_.size(); ++i) {
+      const std::size_t before = at_pending_.size();
+      const bool end_req_now = grant_at(batch_[i], now);
+      if (at_pending_.size() != before) {  // sent from inside END_REQ: the port's next request
+        kept = 0;
+        for (const at_request& r : at_pending_)
+          if (r.arrival <= now) batch_.push_back(r);
+          else at_pending_[kept++] = r;
+        at_pending_.resize(kept);
+        std::sort(batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1, batch_.end(), order);
+      } else if (end_req_now && i + 1 < batch_.size()) {
+        // The initiator may answer this cycle's END_REQ with its next request from its own
+        // process: let this delta cycle finish before granting the rest of the batch.
+        at_pending_.insert(at_pending_.end(), batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1, batch_.end());
+        arbiter_settled_ = true;
+        arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
+        return;
+      }
+    }
+  }
+  if (!at_pending_.empty()) {
+    std::uint64_t next = UINT64_MAX;
+    for (const at_request& r : at_pending_) next = std::min(next, r.arrival);
+    schedule_arbiter(next);
+  }
+}
+
+// Grants one AT request; true when its END_REQ went out at once.
+bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
+  tlm::tlm_generic_payload& gp = *r.gp;
+  port_state& ps = *ports_[r.port];
+  const timing t = reserve(ps, gp, r.arrival);
+  move_data(gp);
+  ps.begin_resp.emplace_back(t.done, &gp);
+  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
+  if (t.start == now && ps.end_req.empty()) {  // taken at once
+    tlm::tlm_phase ph = tlm::END_REQ;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    (*ps.socket)->nb_transport_bw(gp, ph, d);  // the initiator may only return ACCEPTED
+    return true;
+  }
   ps.end_req.emplace_back(t.start, &gp);
   if (ps.end_req.size() == 1) ps.end_req_ev.notify(at_cycle(t.start) - at_cycle(now));
-  return tlm::TLM_ACCEPTED;
+  return false;
 }
 
 void banked_memory::end_req_process(unsigned port) {

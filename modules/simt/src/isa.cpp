@@ -9,23 +9,103 @@ bool is_memory(op o) { return o == op::ld || o == op::st; }
 
 bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }
 
-int highest_register(const instr& in) {
-  switch (in.code) {
-    case op::setp: return in.ra;  // rd is a predicate; rb may be an immediate
-    case op::bra: case op::bar: case op::exit: case op::nop: case op::wgmma_commit: case op::wgmma_wait: return -1;
-    case op::ld: return in.rd + in.width / 4 - 1 > in.ra ? in.rd + in.width / 4 - 1 : in.ra;
-    case op::st: return std::max<int>(in.ra, in.rb + in.width / 4 - 1);
-    case op::mbar_init: case op::mbar_arrive_tx: case op::mbar_wait: return in.b_imm ? in.ra : std::max(in.ra, in.rb);
-    case op::mbar_arrive: return in.ra;
-    case op::tma_load: return std::max<int>({in.ra, in.rb, in.rc + 4});
-    case op::tma_store: return std::max<int>(in.ra, in.rc + 4);
-    case op::tma_wait: return -1;
-    case op::wgmma:
-      return std::max<int>({in.rd + in.mma_n / 2 - 1, in.ra + (in.mma_a_regs ? 3 : 1), in.rb + 1});
-    case op::selp: return std::max({in.rd, in.ra, in.b_imm ? in.ra : in.rb});
-    default: return std::max({in.rd, in.ra, in.b_imm ? in.ra : in.rb, in.rc});
-  }
+void reg_set::add(unsigned first, unsigned count) {
+  if (count == 0 || num_runs == runs.size()) return;
+  runs[num_runs++] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(count)};
 }
+
+bool reg_set::has(unsigned r) const {
+  for (unsigned i = 0; i < num_runs; ++i)
+    if (r >= runs[i].first && r < unsigned(runs[i].first) + runs[i].count) return true;
+  return false;
+}
+
+int reg_set::highest() const {
+  int h = -1;
+  for (unsigned i = 0; i < num_runs; ++i) h = std::max(h, int(runs[i].first) + int(runs[i].count) - 1);
+  return h;
+}
+
+reg_set reads(const instr& in, unsigned tma_rank) {
+  reg_set s;
+  if (in.guard != no_pred) s.add_pred(in.guard);
+  auto source_b = [&] {  // rb, unless the second source is an immediate
+    if (!in.b_imm) s.add(in.rb);
+  };
+  switch (in.code) {
+    case op::mov:
+      if (in.sreg == special::none && !in.b_imm) s.add(in.ra);
+      break;
+    case op::ldparam: case op::bra: case op::bar: case op::exit: case op::nop:
+    case op::tma_wait: case op::wgmma_commit: case op::wgmma_wait:
+      break;
+    case op::not_: case op::fsqrt: case op::cvt_f_s: case op::cvt_s_f:
+      s.add(in.ra);
+      break;
+    case op::mad: case op::ffma:
+      s.add(in.ra);
+      s.add(in.rb);
+      s.add(in.rc);
+      break;
+    case op::selp:
+      s.add(in.ra);
+      source_b();
+      s.add_pred(in.rc);
+      break;
+    case op::ld:
+      s.add(in.ra);
+      break;
+    case op::st:
+      s.add(in.ra);
+      s.add(in.rb, in.width / 4u);
+      break;
+    case op::mbar_init: case op::mbar_arrive_tx: case op::mbar_wait:
+      s.add(in.ra);
+      source_b();
+      break;
+    case op::mbar_arrive:
+      s.add(in.ra);
+      break;
+    case op::tma_load:  // destination address, barrier address, coordinates
+      s.add(in.ra);
+      s.add(in.rb);
+      s.add(in.rc, tma_rank);
+      break;
+    case op::tma_store:
+      s.add(in.ra);
+      s.add(in.rc, tma_rank);
+      break;
+    case op::wgmma:  // descriptors (or the A fragment) at issue; D when it accumulates
+      if (in.imm != 0) s.add(in.rd, in.mma_n / 2u);
+      s.add(in.ra, in.mma_a_regs ? 4 : 2);
+      s.add(in.rb, 2);
+      break;
+    case op::count_:
+      break;
+    default:  // two-source integer and floating-point operations, setp
+      s.add(in.ra);
+      source_b();
+      break;
+  }
+  return s;
+}
+
+reg_set writes(const instr& in) {
+  reg_set s;
+  switch (in.code) {
+    case op::setp: s.add_pred(in.rd); break;
+    case op::ld: s.add(in.rd, in.width / 4u); break;
+    case op::wgmma: s.add(in.rd, in.mma_n / 2u); break;
+    case op::st: case op::bra: case op::bar: case op::exit: case op::nop: case op::mbar_init: case op::mbar_arrive:
+    case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load: case op::tma_store: case op::tma_wait:
+    case op::wgmma_commit: case op::wgmma_wait: case op::count_:
+      break;
+    default: s.add(in.rd); break;  // moves, ldparam, arithmetic, selp
+  }
+  return s;
+}
+
+int highest_register(const instr& in) { return std::max(reads(in).highest(), writes(in).highest()); }
 
 bool is_sfu(op o) { return o == op::fdiv || o == op::fsqrt; }
 

@@ -511,11 +511,18 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     gp.set_extension(&ext);
     sc_core::sc_time delay = cycles(t + p_.lat_lsu + g) - sc_core::sc_time_stamp();
+    ext.acknowledged = false;
     tracked_b_transport(sock, gp, delay);
     gp.clear_extension(&ext);
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
       set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
                                    hex(addr[ls.front()]) + ": " + gp.get_response_string());
+      return t;
+    }
+    if (!ext.acknowledged) {  // a target that moved data_length bytes from one address
+      set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
+                                   hex(addr[ls.front()]) + ": the memory ignored the lanes extension (the load/store "
+                                   "unit needs a lanes-aware memory such as banked_memory)");
       return t;
     }
     done = std::max(done, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
@@ -847,6 +854,13 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   sched_->retire(w.slot);
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 0);
   if (--bs.warps_left == 0) {
+    // TMA rows still to land in the block's shared memory would complete on barriers the
+    // next block in this slot replaces: a program error, reported as such.
+    if (tma.size() && launch_.shared_bytes && tma->writing_to(bs.shared_base, bs.shared_base + launch_.shared_bytes)) {
+      fault_ = "block " + std::to_string(bs.id) + " finished at cycle " + std::to_string(t) +
+               " while TMA copies into its shared memory were still landing (a tma.load whose barrier it did not wait on)";
+      return;
+    }
     bs.busy = false;
     ++blocks_done_;
     launch_blocks(t);
@@ -984,12 +998,13 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     w.stack.pop_back();
   if (w.live && w.stack.empty()) exit_threads(w, 0xffffffffu, t);  // ran past the end
   end_ = std::max(end_, done);
-  // Scoreboard: destination registers become ready at `done`.
-  if (!blocking && in.code != op::st && !simt::is_async(in.code)) {
-    if (in.code == op::setp) w.pred_ready[in.rd] = done;
-    else
-      for (unsigned k = 0; k < std::max(1u, in.code == op::ld ? in.width / 4u : 1u); ++k)
-        w.reg_ready[std::min(simt::num_registers - 1, unsigned(in.rd) + k)] = done;
+  // Scoreboard: every register the instruction writes is ready at `done`. (The wgmma
+  // accumulators are written when the MMA completes: wgmma.wait_group covers them.)
+  if (!blocking && !simt::is_async(in.code)) {
+    const simt::reg_set written = simt::writes(in);
+    written.for_each([&](unsigned x) { w.reg_ready[x] = done; });
+    for (unsigned p = 0; p < w.pred_ready.size(); ++p)
+      if (written.has_pred(p)) w.pred_ready[p] = done;
   }
   // A store holds its in-flight slot only until it leaves the load/store unit (posted write);
   // the run still ends when it completes.
@@ -1002,6 +1017,45 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
 
 // ---------------------------------------------------------------------------- main loop
 
+bool simt_core::async_pending() const {
+  return (gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress());
+}
+
+// Waits until cycle `until` or until a copy or MMA in progress reports, whichever is first.
+void simt_core::wait_async(std::uint64_t until) {
+  sc_core::sc_event_or_list news;
+  if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
+  if (tma.size() && tma->in_progress()) news |= tma->progress_event();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (until != std::numeric_limits<std::uint64_t>::max() && cycles(until) > now)
+    wait(cycles(until) - now, news);
+  else
+    wait(news);
+}
+
+// A live warp whose next instruction waits on a result not known yet (for the idle count).
+const simt_core::warp* simt_core::unknown_warp() const {
+  for (const auto& w : warps_)
+    if (w->live && !w->at_barrier && w->why == warp::wait::async) return w.get();
+  return nullptr;
+}
+
+void simt_core::count_idle(const warp* first, std::uint64_t idle) {
+  if (!first || idle == 0) {
+    idle_async_ += idle;
+    return;
+  }
+  switch (first->why) {
+    case warp::wait::memory: idle_memory_ += idle; break;
+    case warp::wait::barrier: idle_barrier_ += idle; break;
+    case warp::wait::async:
+      if (kernel_.code[first->stack.back().pc].code == op::wgmma_wait) idle_wgmma_ += idle;
+      else idle_async_ += idle;
+      break;
+    default: idle_scoreboard_ += idle; break;
+  }
+}
+
 void simt_core::run() {
   if (!loaded_) return;
   launch_blocks(0);
@@ -1011,12 +1065,22 @@ void simt_core::run() {
   auto ready_time = [&](warp& w) {
     std::uint64_t r = w.ready_at;
     if (p_.inflight > 1 && !w.stack.empty()) {
-      while (!w.inflight.empty() && w.inflight.front() <= t) w.inflight.pop_front();
+      // Instructions complete out of order (an add behind a load): drop every completed one.
+      w.inflight.erase(std::remove_if(w.inflight.begin(), w.inflight.end(), [t](std::uint64_t d) { return d <= t; }),
+                       w.inflight.end());
       if (w.inflight.size() >= p_.inflight) r = std::max(r, *std::min_element(w.inflight.begin(), w.inflight.end()));
       const auto& in = kernel_.code[w.stack.back().pc];
-      for (unsigned s : {unsigned(in.ra), unsigned(in.rb), unsigned(in.rc), unsigned(in.rd)}) r = std::max(r, w.reg_ready[s]);
-      if (in.guard != simt::no_pred) r = std::max(r, w.pred_ready[in.guard]);
-      if (in.code == op::selp) r = std::max(r, w.pred_ready[in.rc & 7]);
+      // Exactly the registers the instruction reads (RAW) and writes (WAW: a result still
+      // in flight must not land after this one). Operands are read at issue, so a later
+      // write never overtakes an earlier read (no WAR); the wgmma accumulators, read when
+      // the MMA runs, are left alone until wgmma.wait_group by the ISA.
+      const bool tma_op = in.code == op::tma_load || in.code == op::tma_store;
+      const simt::reg_set read = simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank);
+      const simt::reg_set written = simt::writes(in);
+      read.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
+      written.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
+      for (unsigned p = 0; p < w.pred_ready.size(); ++p)
+        if (read.has_pred(p) || written.has_pred(p)) r = std::max(r, w.pred_ready[p]);
     }
     if (!w.stack.empty()) {
       const auto& in = kernel_.code[w.stack.back().pc];
@@ -1026,6 +1090,11 @@ void simt_core::run() {
     return r;
   };
   while (fault_.empty() && blocks_done_ < launch_.grid) {
+    // While copies or MMAs are in progress their results (barrier phases, completions) become
+    // known in simulated time, each for a cycle after the one it is learnt at: the core then
+    // decides at simulated time instead of running ahead on a guess.
+    const bool pending = async_pending();
+    if (pending && cycles(t) > sc_core::sc_time_stamp()) wait(cycles(t) - sc_core::sc_time_stamp());
     for (std::size_t s = 0; s < warps_.size(); ++s) {
       warp& w = *warps_[s];
       views[s].present = w.live;
@@ -1049,6 +1118,13 @@ void simt_core::run() {
             first = w.get();
           }
         }
+      if (pending && (!first || next > t)) {  // wait for the next known cycle or for news
+        wait_async(first ? next : std::numeric_limits<std::uint64_t>::max());
+        const std::uint64_t now = std::max(t, to_cycles_ceil(sc_core::sc_time_stamp()));
+        count_idle(first && next <= now ? first : unknown_warp(), now - t);
+        t = now;
+        continue;
+      }
       if (!first) {
         fault_ = blocked_report();
         break;
@@ -1058,16 +1134,7 @@ void simt_core::run() {
         t = t + 1;
         continue;
       }
-      const std::uint64_t idle = next - t;
-      switch (first->why) {
-        case warp::wait::memory: idle_memory_ += idle; break;
-        case warp::wait::barrier: idle_barrier_ += idle; break;
-        case warp::wait::async:
-          if (kernel_.code[first->stack.back().pc].code == op::wgmma_wait) idle_wgmma_ += idle;
-          else idle_async_ += idle;
-          break;
-        default: idle_scoreboard_ += idle; break;
-      }
+      count_idle(first, next - t);
       t = next;
       continue;
     }
@@ -1076,6 +1143,7 @@ void simt_core::run() {
     if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
+  while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
   if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
   if (!fault_.empty()) {

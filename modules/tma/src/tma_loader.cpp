@@ -46,6 +46,7 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   global.bind(*this);
   shared.bind(*this);
   link.bind(*this);
+  SC_THREAD(writer);
   stats_.add("copies", copies_, "copies", "bulk tensor copies");
   stats_.add("rows", rows_, "rows", "box rows moved");
   stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
@@ -81,6 +82,10 @@ std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_comm
     return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +
            " at " + hex(addr) + ": " +
            gp.get_response_string();
+  if (lane_addrs && !ext.acknowledged)
+    return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +
+           " at " + hex(addr) + ": the target ignored the lanes extension (swizzled rows need a lanes-aware memory such as "
+           "banked_memory)";
   done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   return {};
 }
@@ -125,42 +130,77 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
       oob_bytes_ += row;
     }
     in_flight_[t] += static_cast<std::int64_t>(row);
-    // Shared write: the row at its offset in the box, through the swizzle.
-    const std::uint64_t box_off = r * row;
-    std::uint64_t done = landed;
-    if (d.swizzle == swizzle_mode::none) {
-      if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, smem_addr + box_off, buf.data(), static_cast<unsigned>(row),
-                            landed, done);
-          !e.empty())
-        return e;
-    } else {
-      std::vector<std::uint64_t> chunks;
-      for (std::uint64_t c = 0; c < row; c += 16) chunks.push_back(smem_addr + swizzle_offset(box_off + c, d.swizzle));
-      if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, chunks.front(), buf.data(), static_cast<unsigned>(row), landed,
-                            done, &chunks);
-          !e.empty())
-        return e;
-    }
-    ++shared_requests_;
-    ++rows_;
-    bytes_ += row;
-    if (auto e = bar.complete_tx(row, done); !e.empty()) return "barrier: " + e;
-    busy_until_ = std::max(busy_until_, done);
-    in_flight_[done] -= static_cast<std::int64_t>(row);
+    // The row goes to shared memory at its offset in the box, through the swizzle, when it
+    // lands; the writer does that at that cycle.
+    landing_row lr;
+    lr.at = landed;
+    lr.smem_addr = smem_addr + r * row;
+    if (d.swizzle != swizzle_mode::none)
+      for (std::uint64_t c = 0; c < row; c += 16) lr.chunks.push_back(smem_addr + swizzle_offset(r * row + c, d.swizzle));
+    lr.data = buf;
+    lr.bar = &bar;
+    lr.copy = copies_.value();
+    landing_.push_back(std::move(lr));
+    landing_ev_.notify(sc_core::SC_ZERO_TIME);
     for (unsigned k = 1; k < d.rank; ++k) {  // next row: odometer over the box dimensions
       if (++idx[k] < d.box[k]) break;
       idx[k] = 0;
     }
   }
   next_issue_ = t;
-  if (timeline_)
-    timeline_->span(name(), "tma.load", "load " + std::to_string(rows * row) + " B", copies_.value(), cycles(first_row),
-                    cycles(busy_until_));
+  copy_first_row_[copies_.value()] = first_row;
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
-                              std::to_string(first_row) +
-                              ", landed by " + std::to_string(busy_until_));
+                              std::to_string(first_row));
   return {};
+}
+
+void tma_loader::writer() {
+  for (;;) {
+    while (landing_.empty()) wait(landing_ev_);
+    landing_row& lr = landing_.front();
+    const sc_core::sc_time when = cycles(lr.at);
+    if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
+    const std::uint64_t at = std::max(lr.at, to_cycles_ceil(sc_core::sc_time_stamp()));
+    const auto row = static_cast<unsigned>(lr.data.size());
+    std::uint64_t done = at;
+    if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, lr.chunks.empty() ? lr.smem_addr : lr.chunks.front(),
+                          lr.data.data(), row, at, done, lr.chunks.empty() ? nullptr : &lr.chunks);
+        !e.empty()) {
+      fault("load #" + std::to_string(lr.copy) + ": " + e);
+      return;
+    }
+    ++shared_requests_;
+    ++rows_;
+    bytes_ += row;
+    busy_until_ = std::max(busy_until_, done);
+    in_flight_[done] -= static_cast<std::int64_t>(row);
+    if (auto e = lr.bar->complete_tx(row, done); !e.empty()) {
+      fault("load #" + std::to_string(lr.copy) + ": barrier: " + e);
+      return;
+    }
+    const std::uint64_t copy = lr.copy;
+    landing_.pop_front();
+    if (landing_.empty() || landing_.front().copy != copy) {  // the copy's last row
+      if (timeline_)
+        timeline_->span(name(), "tma.load", "load", copy, cycles(copy_first_row_[copy]), cycles(done));
+      copy_first_row_.erase(copy);
+    }
+    progress_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+bool tma_loader::writing_to(std::uint64_t lo, std::uint64_t hi) const {
+  for (const landing_row& r : landing_)
+    if (r.smem_addr < hi && r.smem_addr + r.data.size() > lo) return true;
+  return false;
+}
+
+std::string tma_loader::pending_work() const {
+  if (landing_.empty()) return {};
+  return std::to_string(landing_.size()) + " rows of load #" + std::to_string(landing_.front().copy) +
+         (landing_.back().copy != landing_.front().copy ? " and later loads" : "") + " still to land, the next at cycle " +
+         std::to_string(landing_.front().at);
 }
 
 std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,

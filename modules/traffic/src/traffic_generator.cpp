@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 
 namespace flynn {
 
@@ -163,6 +164,20 @@ void traffic_cursor::fill_data(unsigned char* dst) const {
   }
 }
 
+void traffic_cursor::footprint(issue_plan::footprint& f) const {
+  f.write = stream().write;
+  // A range past the top of the address space is clipped there.
+  auto end = [](std::uint64_t a, std::uint64_t n) { return a + n < a ? UINT64_MAX : a + n; };
+  if (!multi_lane()) {
+    f.lo = addr_;
+    f.hi = end(addr_, length());
+    return;
+  }
+  for (unsigned l = 0; l < lanes_.lanes; ++l)
+    if (lanes_.active(l))
+      f.ranges.push_back({lanes_.address[l], end(lanes_.address[l], lanes_.lane_bytes)});
+}
+
 std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::size_t len) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (std::size_t i = 0; i < len; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
@@ -171,6 +186,8 @@ std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::
 
 // Golden model: a flat byte array, each request applied whole, in issue order. Lanes
 // apply in lane order (for writes of several lanes to one word, the highest lane wins).
+// Issue order is the only order there is to model: requests that overlap, one of them a
+// write, are never in flight together (issue_plan), so a target cannot reorder them.
 std::uint64_t traffic_golden_replay(const traffic_generator_params& p,
                                     std::vector<unsigned char>& image) {
   traffic_cursor c(p);
@@ -209,6 +226,8 @@ traffic_generator::traffic_generator(const sc_core::sc_module_name& name, const 
         for (const auto& s : p.streams) m = std::max<std::size_t>(m, s.size * (s.lanes ? s.lanes : 1));
         return m;
       }()),
+      plan_(p.start_cycle, p.issue_interval, p.max_outstanding),
+      peq_("peq", this, &traffic_generator::on_phase),
       latency_(p.histogram_bucket, p.histogram_buckets) {
   throw_if_invalid("traffic_generator", p_.check());
   out.bind(*this);
@@ -222,6 +241,11 @@ traffic_generator::traffic_generator(const sc_core::sc_module_name& name, const 
   stats_.add("writes", writes_, "requests", "write requests completed");
   stats_.add("bytes", bytes_, "B", "bytes transferred");
   stats_.add("latency", latency_, "cycles", "request issue to response, per request");
+  stats_.add("overlap_stalls", plan_.overlap_stalls(), "requests",
+             "requests held back until an overlapping request in flight (one of the two a "
+             "write) completed");
+  stats_.add("overlap_stall_cycles", plan_.overlap_stall_cycles(), "cycles",
+             "cycles requests were held back by overlapping requests in flight");
   stats_.add_real(
       "bandwidth", [this] {
         if (!completed_.value()) return 0.0;
@@ -236,11 +260,15 @@ traffic_generator::traffic_generator(const sc_core::sc_module_name& name, const 
       "requests/cycle", "requests per cycle from the first issue to the last response");
 }
 
-traffic_generator::~traffic_generator() = default;
+// A run stopped by a fault leaves requests in flight; their payloads must not take the
+// lanes extensions (members of the in-flight records) with them when the pool goes.
+traffic_generator::~traffic_generator() {
+  for (auto& e : inflight_) e.first->clear_extension(&e.second.ext);
+}
 
 std::string traffic_generator::pending_work() const {
   if (done_) return {};
-  auto describe = [](const tlm::tlm_generic_payload& gp, const inflight& f) {
+  auto stalled = [](const tlm::tlm_generic_payload& gp, const inflight& f) {
     std::ostringstream o;
     o << "request " << f.serial << " (" << (gp.is_write() ? "WRITE" : "READ") << " 0x" << std::hex
       << gp.get_address() << std::dec << ", " << gp.get_data_length() << " bytes) issued at cycle " << f.issued;
@@ -251,12 +279,28 @@ std::string traffic_generator::pending_work() const {
   const std::pair<tlm::tlm_generic_payload* const, inflight>* oldest = nullptr;
   for (const auto& e : inflight_)
     if (!oldest || e.second.serial < oldest->second.serial) oldest = &e;
-  if (oldest) s += "; the oldest: " + describe(*oldest->first, oldest->second);
-  for (const auto& e : inflight_)
-    if (req_in_progress_ && e.first == req_waiting_) s += "; END_REQ never came for " + describe(*e.first, e.second);
+  if (oldest) s += "; the oldest: " + stalled(*oldest->first, oldest->second);
+  const auto waiting = inflight_.find(req_waiting_);
+  if (waiting != inflight_.end())
+    s += "; END_REQ never came for " + stalled(*waiting->first, waiting->second);
   return s;
 }
 
+// "request 3 (read of 16 B in 4 lanes at 0x40, cycle 7)": what fault messages name.
+std::string traffic_generator::describe(const tlm::tlm_generic_payload& gp, const inflight& f) const {
+  std::string s = "request " + std::to_string(f.serial) + " (" + (gp.is_write() ? "write" : "read") + " of " +
+                  std::to_string(gp.get_data_length()) + " B";
+  if (f.ext.lanes) s += " in " + std::to_string(f.ext.lanes) + " lanes";
+  return s + " at " + hex(gp.get_address()) + ", cycle " + std::to_string(f.issued) + ")";
+}
+
+// The module behind `out` when the bound interface is one (a target socket bound to its
+// own module); otherwise the socket says where to look.
+std::string traffic_generator::target_name() const {
+  if (const auto* obj = dynamic_cast<const sc_core::sc_object*>(out.get_interface()))
+    return std::string("target ") + obj->name();
+  return std::string("the target bound to ") + out.name();
+}
 
 void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
                               lanes_extension& ext, const traffic_cursor& c) {
@@ -269,34 +313,39 @@ void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
   gp.set_dmi_allowed(false);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   if (c.multi_lane()) {
-    ext = c.lanes();
+    ext = c.lanes();  // acknowledged is clear: only this request's target may set it
     gp.set_address(ext.address[0]);
     gp.set_extension(&ext);
   } else {
+    ext.lanes = 0;  // marks a plain request for complete()
     gp.set_address(c.address());
   }
   if (wr) c.fill_data(buf);
 }
 
-void traffic_generator::complete(tlm::tlm_generic_payload& gp, std::uint64_t serial,
-                                 std::uint64_t issued, std::uint64_t done) {
+void traffic_generator::complete(tlm::tlm_generic_payload& gp, const inflight& f, std::uint64_t done) {
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    const std::string addr = hex(gp.get_address());
-    fault("request " + std::to_string(serial) + " (" + (gp.is_write() ? "write" : "read") +
-          " of " + std::to_string(gp.get_data_length()) + " B at " + addr + ", cycle " +
-          std::to_string(issued) + ") failed: " + gp.get_response_string());
+    fault(describe(gp, f) + " failed: " + gp.get_response_string());
+    return;
+  }
+  // Without the acknowledgement the target moved data_length bytes at the payload address:
+  // read data and memory are wrong, so the run must not go on as if they were right.
+  if (f.ext.lanes && !f.ext.acknowledged) {
+    fault(target_name() + " ignored the lanes extension of " + describe(gp, f) +
+          ": multi-lane requests need a lanes-aware target (one that sets lanes_extension::acknowledged)"
+          ", such as banked_memory");
     return;
   }
   ++completed_;
   if (gp.is_read()) {
     ++reads_;
-    read_sum_ += read_digest(serial, gp.get_data_ptr(), gp.get_data_length());
+    read_sum_ += read_digest(f.serial, gp.get_data_ptr(), gp.get_data_length());
   } else {
     ++writes_;
   }
   bytes_ += gp.get_data_length();
-  latency_.sample(done - issued);
-  first_issue_ = std::min(first_issue_, issued);
+  latency_.sample(done - f.issued);
+  first_issue_ = std::min(first_issue_, f.issued);
   last_done_ = std::max(last_done_, done);
 }
 
@@ -307,115 +356,168 @@ void traffic_generator::run_lt() {
   traffic_cursor c(p_);
   tlm::tlm_generic_payload gp;
   std::vector<unsigned char> buf(pool_.capacity());
-  lanes_extension ext;
-  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> pending;
-  std::uint64_t plan = p_.start_cycle;
+  inflight f;
+  auto offset_to = [this](std::uint64_t cycle) {
+    const sc_core::sc_time t = cycles(cycle), now = sc_core::sc_time_stamp();
+    return t > now ? t - now : sc_core::SC_ZERO_TIME;
+  };
   while (c.next()) {
-    while (!pending.empty() && pending.top() <= plan) pending.pop();
-    if (pending.size() >= p_.max_outstanding) {
-      plan = std::max(plan, pending.top());
-      pending.pop();
-    }
-    setup(gp, buf.data(), ext, c);
-    sc_core::sc_time delay = cycles(plan) - sc_core::sc_time_stamp();
+    c.footprint(plan_.next());
+    if (!plan_.settle())  // every earlier response is known here
+      throw std::logic_error(std::string(name()) + ": LT plan waits on an unknown response");
+    f.serial = c.index();
+    f.issued = plan_.cycle();
+    setup(gp, buf.data(), f.ext, c);
+    plan_.issued(f.serial);
+    sc_core::sc_time delay = offset_to(f.issued);
     tracked_b_transport(out, gp, delay);
     const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
-    gp.clear_extension(&ext);
-    complete(gp, c.index(), plan, done);
-    pending.push(done);
-    plan += p_.issue_interval;
-    if (cycles(plan) - sc_core::sc_time_stamp() >= cycles(p_.quantum))
-      wait(cycles(plan) - sc_core::sc_time_stamp());
+    gp.clear_extension(&f.ext);
+    complete(gp, f, done);
+    plan_.responded(f.serial, done);
+    if (offset_to(plan_.cycle()) >= cycles(p_.quantum)) wait(offset_to(plan_.cycle()));
   }
-  if (cycles(last_done_) > sc_core::sc_time_stamp()) wait(cycles(last_done_) - sc_core::sc_time_stamp());
+  if (cycles(last_done_) > sc_core::sc_time_stamp()) wait(offset_to(last_done_));
   done_ = true;
 }
 
-// AT: one request in the request phase at a time (END_REQ back-pressure), at most
-// max_outstanding awaiting their responses. The plan is computed exactly as in LT: a
-// request counts against the limit until the cycle of its response, so the issue cycles
-// do not depend on when the thread happens to learn about responses.
+// AT: one request in its request phase at a time (request exclusion), at most
+// max_outstanding awaiting their responses, each planned exactly as in LT. A request counts
+// against the limit until the cycle of its response, so the issue cycles do not depend on
+// when the thread happens to learn about responses.
 void traffic_generator::run_at() {
   traffic_cursor c(p_);
-  std::uint64_t plan = p_.start_cycle;
-  unsigned unretired = 0;  // issued and not yet known to be complete at `plan`
   while (c.next()) {
-    while (true) {
-      while (!responded_.empty() && responded_.top() <= plan) {
-        responded_.pop();
-        --unretired;
-      }
-      if (unretired < p_.max_outstanding) break;
-      if (!responded_.empty()) {  // responses arrive in completion order: this is the earliest
-        plan = std::max(plan, responded_.top());
-        continue;
-      }
-      wait(resp_ev_);
-    }
-    while (req_in_progress_) wait(end_req_ev_);
-    if (cycles(plan) > sc_core::sc_time_stamp()) wait(cycles(plan) - sc_core::sc_time_stamp());
+    c.footprint(plan_.next());
+    while (!plan_.settle()) wait(resp_ev_);
+    while (req_waiting_) wait(end_req_ev_);
+    const sc_core::sc_time at = cycles(plan_.cycle());
+    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
     tlm::tlm_generic_payload* gp = pool_.allocate();
     inflight& f = inflight_[gp];
     f.serial = c.index();
-    f.issued = plan;
+    f.issued = plan_.cycle();
+    f.end_resp_owed = false;
     setup(*gp, pool_.buffer(gp), f.ext, c);
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    plan_.issued(f.serial);
     ++outstanding_;
-    ++unretired;
-    const tlm::tlm_sync_enum r = out->nb_transport_fw(*gp, ph, d);
-    if (r == tlm::TLM_ACCEPTED) {
-      req_in_progress_ = true;
-      req_waiting_ = gp;
-    } else if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
-      if (d > sc_core::SC_ZERO_TIME) wait(d);  // END_REQ takes effect after the delay
-    } else if (r == tlm::TLM_COMPLETED) {
-      gp->clear_extension(&f.ext);
-      response(*gp, to_cycles_ceil(sc_core::sc_time_stamp() + d));
-    } else if (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP) {
-      fault("early BEGIN_RESP on the return path is not supported");
-    }
-    plan += p_.issue_interval;
+    begin_request(*gp, f);
   }
   while (outstanding_ > 0) wait(resp_ev_);
   done_ = true;
 }
 
-void traffic_generator::response(tlm::tlm_generic_payload& gp, std::uint64_t done) {
-  auto it = inflight_.find(&gp);
-  if (it == inflight_.end()) {
-    fault("response for a transaction that is not in flight");
+// Every legal answer to BEGIN_REQ. What it announces takes effect at the annotated time,
+// through the payload event queue; until then the request phase is open.
+void traffic_generator::begin_request(tlm::tlm_generic_payload& gp, inflight& f) {
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  req_waiting_ = &gp;
+  const tlm::tlm_sync_enum r = out->nb_transport_fw(gp, ph, d);
+  if (r == tlm::TLM_ACCEPTED) return;  // END_REQ and/or BEGIN_RESP follow on the backward path
+  if (r == tlm::TLM_COMPLETED) {  // the target took the request; its response is final at t + d
+    req_waiting_ = nullptr;
+    at_time(gp, tlm::BEGIN_RESP, d);
     return;
   }
-  gp.clear_extension(&it->second.ext);
-  complete(gp, it->second.serial, it->second.issued, done);
-  inflight_.erase(it);
-  --outstanding_;
-  responded_.push(done);
-  resp_ev_.notify(sc_core::SC_ZERO_TIME);
-  gp.release();
+  if (ph == tlm::END_REQ) {
+    at_time(gp, tlm::END_REQ, d);
+  } else if (ph == tlm::BEGIN_RESP) {  // implies END_REQ; END_RESP is ours to send
+    if (resp_open_)
+      protocol_fault("BEGIN_RESP (on the return path) for " + describe(gp, f) + " before END_RESP of " +
+                     describe(*resp_open_, inflight_.at(resp_open_)) + ": the response exclusion rule");
+    f.end_resp_owed = true;
+    resp_open_ = &gp;
+    at_time(gp, tlm::BEGIN_RESP, d);
+  } else {
+    protocol_fault("BEGIN_REQ of " + describe(gp, f) + " returned TLM_UPDATED with " + ph.get_name() +
+                   " (END_REQ or BEGIN_RESP expected)");
+  }
 }
 
 tlm::tlm_sync_enum traffic_generator::nb_transport_bw(tlm::tlm_generic_payload& gp,
                                                       tlm::tlm_phase& ph,
                                                       sc_core::sc_time& d) {
+  const auto it = inflight_.find(&gp);
+  if (it == inflight_.end()) {
+    protocol_fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
+    return tlm::TLM_COMPLETED;
+  }
   if (ph == tlm::END_REQ) {
-    req_in_progress_ = false;
-    req_waiting_ = nullptr;
-    end_req_ev_.notify(d);
+    at_time(gp, ph, d);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    if (req_in_progress_ && req_waiting_ == &gp) {  // BEGIN_RESP implies END_REQ of its own request only
-      req_in_progress_ = false;
-      req_waiting_ = nullptr;
-      end_req_ev_.notify(d);
-    }
-    response(gp, to_cycles_ceil(sc_core::sc_time_stamp() + d));
-    return tlm::TLM_COMPLETED;
+    if (resp_open_)
+      protocol_fault("BEGIN_RESP for " + describe(gp, it->second) + " before END_RESP of " +
+                     describe(*resp_open_, inflight_.at(resp_open_)) + ": the response exclusion rule");
+    at_time(gp, ph, d);
+    return tlm::TLM_COMPLETED;  // taken whole: no END_RESP, the target may send the next response
   }
-  fault("nb_transport_bw: unexpected phase " + std::string(ph.get_name()));
+  protocol_fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name() + " for " +
+                 describe(gp, it->second));
   return tlm::TLM_COMPLETED;
+}
+
+// Each phase at its annotated time. One without delay is handled at once when nothing waits
+// in the payload event queue: the order the queue would give, without a process activation.
+void traffic_generator::at_time(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph,
+                                const sc_core::sc_time& d) {
+  if (d == sc_core::SC_ZERO_TIME && queued_phases_ == 0) {
+    handle_phase(gp, ph);
+    return;
+  }
+  ++queued_phases_;
+  peq_.notify(gp, ph, d);
+}
+
+void traffic_generator::on_phase(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph) {
+  --queued_phases_;
+  handle_phase(gp, ph);
+}
+
+void traffic_generator::handle_phase(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph) {
+  const auto it = inflight_.find(&gp);
+  if (it == inflight_.end()) {
+    protocol_fault(std::string(ph.get_name()) + " for a transaction no longer in flight");
+    return;
+  }
+  if (ph == tlm::END_REQ) {
+    end_request(gp, it->second, "END_REQ");
+    return;
+  }
+  if (req_waiting_ == &gp) end_request(gp, it->second, "BEGIN_RESP");  // BEGIN_RESP implies END_REQ
+  response(gp, it->second);
+}
+
+void traffic_generator::end_request(tlm::tlm_generic_payload& gp, const inflight& f, const char* how) {
+  if (req_waiting_ != &gp) {
+    protocol_fault(std::string(how) + " for " + describe(gp, f) + ", which is not in its request phase");
+    return;
+  }
+  req_waiting_ = nullptr;
+  end_req_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void traffic_generator::response(tlm::tlm_generic_payload& gp, inflight& f) {
+  const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp());
+  gp.clear_extension(&f.ext);  // complete() reads the record's copy, and may end the run
+  complete(gp, f, done);
+  if (f.end_resp_owed) {  // the response began on the return path: it ends now
+    tlm::tlm_phase ph = tlm::END_RESP;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    resp_open_ = nullptr;
+    out->nb_transport_fw(gp, ph, d);  // the transaction is over whatever the target returns
+  }
+  plan_.responded(f.serial, done);
+  inflight_.erase(&gp);
+  --outstanding_;
+  resp_ev_.notify(sc_core::SC_ZERO_TIME);
+  gp.release();
+}
+
+void traffic_generator::protocol_fault(const std::string& what) const {
+  fault(target_name() + " broke the TLM-2.0 base protocol: " + what);
 }
 
 }  // namespace flynn

@@ -524,12 +524,17 @@ std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_ope
         gp.set_extension(&ext);
       }
       sc_core::sc_time delay = cycles(s) - sc_core::sc_time_stamp();
+      ext.acknowledged = false;
       tracked_b_transport(port->socket, gp, delay);
       gp.clear_extension(&ext);
       if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
         return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +
                " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string();
       }
+      if (L > 1 && !ext.acknowledged)
+        return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +
+               ": the memory ignored the lanes extension (a multi-lane vector unit needs a lanes-aware memory such as "
+               "banked_memory)";
       d = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     }
     for (std::size_t k = g; k < end; ++k) {

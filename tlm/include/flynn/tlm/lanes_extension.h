@@ -2,6 +2,11 @@
 // load/store unit sends to shared memory. The payload's data buffer holds one element of
 // `lane_bytes` per lane, lane i at offset i * lane_bytes; its address is lane 0's (or the
 // lowest active lane's) address, its data length lanes * lane_bytes.
+//
+// A target that does not know this extension would move data_length contiguous bytes at the
+// payload's address instead: silently wrong unless the lanes are contiguous and all active.
+// So the extension must be acknowledged: a target that moves the data lane by lane sets
+// `acknowledged`, and an initiator treats a successful response without it as a fault.
 #pragma once
 
 #include <array>
@@ -19,6 +24,7 @@ class lanes_extension : public tlm::tlm_extension<lanes_extension> {
   std::uint32_t active_mask = 0;  // bit i set: lane i takes part
   unsigned lanes = 0;             // lanes described (<= max_lanes)
   unsigned lane_bytes = 4;        // bytes per lane element
+  bool acknowledged = false;      // set by the target when it honoured the lanes
 
   bool active(unsigned lane) const { return (active_mask >> lane) & 1u; }
 

@@ -46,11 +46,14 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> rf;  // rf0 .. rf{warps-1}: register files
   sc_core::sc_export<gmma_if> link;
 
+  SC_HAS_PROCESS(gmma_unit);
   gmma_unit(const sc_core::sc_module_name& name, const params& p);
 
   std::string issue(const wgmma_request& r, std::uint64_t t, std::uint64_t& id) override;
   bool completion(std::uint64_t id, std::uint64_t& cycle) const override;
   std::string waiting() const override;
+  bool in_progress() const override { return !ready_.empty(); }
+  const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   std::string pending_work() const override;
   void attach_trace(trace_sink& sink) override;
 
@@ -62,6 +65,9 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
     unsigned count = 0;
   };
   std::string check_operands(const wgmma_request& r) const;
+  void worker();                               // runs started groups in order
+  void reach(std::uint64_t at);                // waits until cycle `at` (if ahead)
+  sc_core::sc_time ahead(std::uint64_t at) const;  // delay annotation for cycle `at` (0 if past)
   std::string run(gathering& g);
   std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
                         std::vector<unsigned char>& data, std::uint64_t& done);
@@ -76,10 +82,17 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   params p_;
   std::vector<std::int64_t> completion_;  // by id; -1 while the group is incomplete
   std::map<unsigned, std::deque<gathering>> open_;
+  std::deque<gathering> ready_;  // groups whose warps all arrived, in order; the worker runs the front
+  sc_core::sc_event work_ev_, progress_ev_;
+  std::string failed_;
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0;
   stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
-      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_;
+      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_;
+  // Per (warpgroup, warp): the cycle each accumulator register's latest D write lands. An MMA
+  // that accumulates reads C only from then on (a dependent chain sees the tensor-core
+  // latency and the write-back; independent MMAs overlap).
+  std::map<std::pair<unsigned, unsigned>, std::map<unsigned, std::uint64_t>> acc_written_;
   trace_signal state_, group_sig_, arrived_sig_, parts_done_;
   trace_sink* timeline_ = nullptr;  // MMA phases as async spans
 };

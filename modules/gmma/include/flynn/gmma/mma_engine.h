@@ -7,7 +7,10 @@
 // conflicts and port rate), into the register file or straight into the datapath; B goes
 // column group by column group, pipelined with the math; a warpgroup unit reads B once and
 // multicasts it to all sub-partitions. Each sub-partition's tensor core then does its
-// share at `fma_per_cycle`. See docs/modules/mma_engine.md.
+// share at `fma_per_cycle`. The statistics are counted as the events happen: instructions
+// as the warps issue them, register reads as the instructions read their fragments, and
+// shared-memory wavefronts as the memory reports them (wavefront_extension). See
+// docs/modules/mma_engine.md.
 #pragma once
 
 #include <cstdint>
@@ -73,7 +76,9 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
   trace_signal k_block_sig_, requests_sig_;
   std::vector<trace_signal> sp_busy_, sp_group_;
-  stat_counter instructions_, rf_read_bytes_, rf_write_bytes_, smem_requests_, fmas_, tc_busy_, units_, k_blocks_;
+  static constexpr unsigned register_bytes = 32 * 4;  // one warp register: 32 lanes x 4 B
+  stat_counter instructions_, rf_reads_, rf_read_bytes_, rf_write_bytes_, smem_requests_, smem_wavefronts_, fmas_,
+      tc_busy_, units_, k_blocks_;
 };
 
 }  // namespace flynn

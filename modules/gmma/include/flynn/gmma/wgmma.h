@@ -65,13 +65,18 @@ struct wgmma_request {
 class gmma_if : public virtual sc_core::sc_interface {
  public:
   // A warp arrives with its part at cycle t. Returns "" (and an id) or a fault. When the
-  // last warp of the group arrives the MMA runs: its accumulators are written and every
-  // part's completion cycle becomes known.
+  // last warp of the group arrives the MMA starts: it reads its operands and writes its
+  // accumulators at the cycles it models, and then every part's completion cycle becomes
+  // known.
   virtual std::string issue(const wgmma_request& r, std::uint64_t t, std::uint64_t& id) = 0;
-  // The cycle part `id` completed (its D written back); false while the group is incomplete.
+  // The cycle part `id` completed (its D written back); false while that is not known yet.
   virtual bool completion(std::uint64_t id, std::uint64_t& cycle) const = 0;
   // Groups still waiting at the start barrier: "group 0: warps 0, 1 of 4 arrived (...)".
   virtual std::string waiting() const = 0;
+  // Started MMAs whose completion is not known yet; the event is notified when some become
+  // known (a core waiting on them waits for it rather than guessing ahead).
+  virtual bool in_progress() const = 0;
+  virtual const sc_core::sc_event& progress_event() const = 0;
 };
 
 }  // namespace flynn

@@ -15,6 +15,7 @@
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/memory/bank_mapping.h"
+#include "flynn/memory/occupancy_calendar.h"
 #include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
@@ -99,6 +100,21 @@ class banked_memory : public module {
   bool get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
   unsigned transport_dbg(tlm::tlm_generic_payload& gp);
   void end_req_process(unsigned port);
+  void arbitrate();
+  void schedule_arbiter(std::uint64_t cycle);
+  sc_core::sc_time timed_wake_;  // the cycle of the arbiter's pending timed wake-up
+  // AT requests waiting for their cycle; granted by (arrival cycle, port, sequence).
+  struct at_request {
+    std::uint64_t arrival;
+    unsigned port;
+    std::uint64_t seq;
+    tlm::tlm_generic_payload* gp;
+  };
+  std::vector<at_request> at_pending_, batch_;
+  bool grant_at(const at_request& r, std::uint64_t now);
+  std::uint64_t at_seq_ = 0;
+  sc_core::sc_event arbiter_ev_;
+  bool arbiter_settled_ = false;
   void begin_resp_process(unsigned port);
   void invalidate_dmi();
 
@@ -106,7 +122,10 @@ class banked_memory : public module {
   std::unique_ptr<bank_mapping> mapping_;
   std::vector<unsigned char> data_;
   std::vector<std::unique_ptr<port_state>> ports_;
-  std::vector<std::uint64_t> bank_free_;  // per bank, or per (port, bank) when multiported
+  std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
+  std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
+  unsigned since_forget_ = 0;
+  void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
   std::vector<std::size_t> runs_;                             // scratch: bank run starts
   std::uint64_t first_cycle_ = UINT64_MAX, last_cycle_ = 0;

@@ -9,6 +9,7 @@
 // naturally aligned; 8- and 16-byte accesses use rd, rd+1 (, rd+2, rd+3).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,9 +100,50 @@ struct kernel {
   std::string name, file;
 };
 
+// The general registers and predicates one instruction reads, or writes: a few runs of
+// consecutive registers (a 64-bit access is one run of two, a wgmma accumulator fragment
+// one run of N/2) and a set of predicates.
+struct reg_set {
+  struct run {
+    std::uint16_t first = 0, count = 0;
+  };
+  std::array<run, 4> runs{};  // enough for the most operands of any instruction (3)
+  unsigned num_runs = 0;
+  std::uint8_t preds = 0;     // bit k: predicate pk
+
+  void add(unsigned first, unsigned count = 1);
+  void add_pred(unsigned p) { preds = static_cast<std::uint8_t>(preds | (1u << (p & 7))); }
+  bool has(unsigned r) const;
+  bool has_pred(unsigned p) const { return (preds >> p) & 1u; }
+  // Highest general register, or -1. A group running past r255 (a malformed, hand-built
+  // instruction: the assembler refuses it) shows here, so that it can be reported ...
+  int highest() const;
+  // ... while for_each visits only r0..r255.
+  template <class F>
+  void for_each(F f) const {
+    for (unsigned i = 0; i < num_runs; ++i)
+      for (unsigned r = runs[i].first; r < unsigned(runs[i].first) + runs[i].count && r < num_registers; ++r) f(r);
+  }
+};
+
+// The one description of which registers an instruction uses; the timed core's scoreboard
+// and register allocation take it from here, and the tests check it against the golden
+// interpreter. Operand fields an instruction does not use (they hold 0) are not in it.
+//
+// reads: sources, address, barrier and coordinate registers, every register of a
+// multi-register operand (a 64/128-bit store's data, wgmma descriptors and .rs fragment,
+// and the accumulators when scale-d is 1), the guard and selp's predicate. tma.load and
+// tma.store read one coordinate register per dimension of their tensor map, which only the
+// launch knows: `tma_rank` (the most a tensor map has when not known).
+constexpr unsigned max_tma_rank = 5;
+reg_set reads(const instr& in, unsigned tma_rank = max_tma_rank);
+// writes: the destination (every register of a 64/128-bit load, every wgmma accumulator),
+// or setp's predicate.
+reg_set writes(const instr& in);
+
 bool is_memory(op o);
 bool is_async(op o);  // mbarrier, tma and wgmma instructions
-// Highest general register the instruction names (including register groups), or -1.
+// Highest general register the instruction reads or writes, or -1.
 int highest_register(const instr& in);
 bool is_sfu(op o);
 const char* mnemonic(op o);

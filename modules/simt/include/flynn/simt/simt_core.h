@@ -105,6 +105,10 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t async_ready(warp& w, const simt::instr& in) const;
   tx_barrier* find_mbarrier(warp& w, unsigned lane, const simt::instr& in, std::uint64_t& addr);
   std::string blocked_report() const;
+  bool async_pending() const;                 // TMA loads or MMAs whose results are not known yet
+  void wait_async(std::uint64_t until);       // until that cycle or news from them
+  const warp* unknown_warp() const;
+  void count_idle(const warp* first, std::uint64_t idle);
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
                                      sc_core::sc_time&) override {

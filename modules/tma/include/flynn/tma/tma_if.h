@@ -18,15 +18,22 @@ struct tensor_descriptor;
 
 class tma_if : public virtual sc_core::sc_interface {
  public:
-  // Starts the copy no earlier than cycle `start`; "" or a fault.
+  // Starts the copy no earlier than cycle `start`; "" or a fault. Each row is written to
+  // shared memory at the cycle it lands (the barrier must outlive the copy).
   virtual std::string load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
                            std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) = 0;
   // Starts a copy of the box from shared memory to the tensor no earlier than `start`;
   // `done` is the cycle its last byte is written to global memory.
   virtual std::string store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
                             std::uint64_t smem_addr, std::uint64_t start, std::uint64_t& done) = 0;
-  // Cycle by which every copy started so far has landed.
+  // Cycle by which every copy started so far has landed (once none is in progress).
   virtual std::uint64_t busy_until() const = 0;
+  // Loads whose rows have not all landed in shared memory yet: their bytes complete on
+  // the barrier when they land. The event is notified whenever rows land.
+  virtual bool in_progress() const = 0;
+  virtual const sc_core::sc_event& progress_event() const = 0;
+  // Whether rows still to land are bound for shared addresses in [lo, hi).
+  virtual bool writing_to(std::uint64_t lo, std::uint64_t hi) const = 0;
 };
 
 }  // namespace flynn

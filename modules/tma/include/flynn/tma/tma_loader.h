@@ -8,7 +8,9 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <vector>
 #include <string>
 
 #include <systemc>
@@ -52,6 +54,7 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   tlm::tlm_initiator_socket<32> global, shared;
   sc_core::sc_export<tma_if> link;  // "tma": from a SIMT core's tma.load
 
+  SC_HAS_PROCESS(tma_loader);
   tma_loader(const sc_core::sc_module_name& name, const params& p);
 
   // Copies the box whose first element is at `coords` (may lie partly outside the tensor:
@@ -69,6 +72,10 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   void finish() override;
   // Cycle by which every copy issued so far has landed.
   std::uint64_t busy_until() const override { return busy_until_; }
+  bool in_progress() const override { return !landing_.empty(); }
+  const sc_core::sc_event& progress_event() const override { return progress_ev_; }
+  bool writing_to(std::uint64_t lo, std::uint64_t hi) const override;
+  std::string pending_work() const override;
 
   void attach_trace(trace_sink& sink) override;
 
@@ -80,6 +87,20 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   std::string transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
                        unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
                        const std::vector<std::uint64_t>* lane_addrs = nullptr);
+
+  // A row read from global memory, to be written to shared memory when it lands.
+  struct landing_row {
+    std::uint64_t at = 0;                 // cycle the row's data is back from global memory
+    std::uint64_t smem_addr = 0;
+    std::vector<std::uint64_t> chunks;    // swizzled: the 16-byte chunks' shared addresses
+    std::vector<unsigned char> data;
+    tx_barrier* bar = nullptr;
+    std::uint64_t copy = 0;               // the copy's number (for reports)
+  };
+  void writer();  // writes landing rows in order, each at its cycle
+  std::deque<landing_row> landing_;
+  std::map<std::uint64_t, std::uint64_t> copy_first_row_;  // copies still landing: first row's cycle
+  sc_core::sc_event landing_ev_, progress_ev_;
 
   params p_;
   std::uint64_t next_issue_ = 0, busy_until_ = 0;

@@ -1,24 +1,26 @@
 // Traffic generator: a TLM-2.0 initiator for memory experiments. It plays a list of
 // streams (linear with stride, indexed, seeded random; optionally multi-lane requests) at
 // a given issue interval with an outstanding-request limit, over LT (b_transport with
-// temporal decoupling) or AT (4-phase nb_transport). See docs/modules/traffic_generator.md.
+// temporal decoupling) or AT (every base-protocol phase path, at the annotated times).
+// Requests that overlap a request in flight, when either writes, wait for its response, so
+// a target may complete them in any legal order. See docs/modules/traffic_generator.md.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <queue>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/peq_with_cb_and_phase.h>
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
 #include "flynn/tma/swizzle.h"
+#include "flynn/traffic/issue_plan.h"
 
 namespace flynn {
 
@@ -72,6 +74,7 @@ class traffic_cursor {
   const lanes_extension& lanes() const { return lanes_; }
   bool multi_lane() const { return stream().lanes > 0; }
   void fill_data(unsigned char* dst) const;  // write data of this request
+  void footprint(issue_plan::footprint& f) const;  // the bytes this request touches
 
  private:
   std::uint64_t offset(std::int64_t delta) const;
@@ -86,8 +89,10 @@ class traffic_cursor {
 // Functional summary of a run: read-data checksum (order-independent).
 std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::size_t len);
 
-// Golden functional model of a generator's traffic: applies every request in order to a
-// flat memory image and returns the digest of all data read.
+// Golden functional model of a generator's traffic: applies every request in issue order
+// to a flat memory image and returns the digest of all data read. Right for any target that
+// follows the base protocol, in whatever order it completes requests: the generator never
+// has two overlapping requests in flight when either writes (see issue_plan).
 std::uint64_t traffic_golden_replay(const traffic_generator_params& p,
                                     std::vector<unsigned char>& image);
 
@@ -106,13 +111,28 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
   std::string pending_work() const override;
 
  private:
+  struct inflight {
+    std::uint64_t serial = 0, issued = 0;
+    lanes_extension ext;         // attached while a multi-lane request is in flight
+    bool end_resp_owed = false;  // BEGIN_RESP came on the return path: END_RESP is ours to send
+  };
+
   void run_lt();
   void run_at();
   void setup(tlm::tlm_generic_payload& gp, unsigned char* buf, lanes_extension& ext,
              const traffic_cursor& c);
-  void complete(tlm::tlm_generic_payload& gp, std::uint64_t serial, std::uint64_t issued,
-                std::uint64_t done);
-  void response(tlm::tlm_generic_payload& gp, std::uint64_t done);
+  void complete(tlm::tlm_generic_payload& gp, const inflight& f, std::uint64_t done);
+  std::string describe(const tlm::tlm_generic_payload& gp, const inflight& f) const;
+  std::string target_name() const;
+
+  // AT: the outcome of BEGIN_REQ, and every phase at its annotated time (payload event queue).
+  void begin_request(tlm::tlm_generic_payload& gp, inflight& f);
+  void at_time(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph, const sc_core::sc_time& d);
+  void on_phase(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph);
+  void handle_phase(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph);
+  void end_request(tlm::tlm_generic_payload& gp, const inflight& f, const char* how);
+  void response(tlm::tlm_generic_payload& gp, inflight& f);
+  void protocol_fault(const std::string& what) const;
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& d) override;
@@ -120,21 +140,21 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
 
   params p_;
   payload_pool pool_;
-  struct inflight {
-    std::uint64_t serial = 0, issued = 0;
-    lanes_extension ext;  // attached while a multi-lane request is in flight
-  };
+  issue_plan plan_;
+  tlm_utils::peq_with_cb_and_phase<traffic_generator> peq_;
+  unsigned queued_phases_ = 0;  // phases waiting in peq_
   std::unordered_map<tlm::tlm_generic_payload*, inflight> inflight_;  // AT, per payload
-  bool req_in_progress_ = false;
-  const tlm::tlm_generic_payload* req_waiting_ = nullptr;  // the request awaiting END_REQ
+  // Request exclusion: the request whose request phase has not ended (at most one).
+  tlm::tlm_generic_payload* req_waiting_ = nullptr;
+  // Response exclusion: the response the target began on the return path, until END_RESP.
+  tlm::tlm_generic_payload* resp_open_ = nullptr;
   unsigned outstanding_ = 0;  // AT: requests awaiting their response
-  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> responded_;
   sc_core::sc_event end_req_ev_, resp_ev_;
   std::uint64_t read_sum_ = 0;
   bool done_ = false;
   std::uint64_t first_issue_ = UINT64_MAX, last_done_ = 0;
 
-  stat_counter issued_, completed_, reads_, writes_, bytes_;
+  stat_counter completed_, reads_, writes_, bytes_;
   stat_histogram latency_;
 };
 

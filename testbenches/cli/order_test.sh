@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Order independence: a platform gives the same statistics whatever its instances are called.
+# Module instances are built in name order, so renaming them (here: reversing that order)
+# changes the order SystemC creates and runs their processes; shared resources grant in
+# simulated-time order, so no statistic may change. Each scenario runs once as shipped and
+# once from its output folder's config.resolved.json with every instance renamed; the two
+# stats.json must be equal under the renaming.
+#   usage: order_test.sh FLYNN_BINARY SOURCE_DIR
+set -uo pipefail
+FLYNN="$(realpath "$1")"
+SRC="$(cd "$2" && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-order.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+fail=0
+n=0
+
+# Two AT traffic generators contending for the banks of one memory in the same cycles.
+cat >"$WORK/contention.json" <<'EOF'
+{
+  "name": "contention",
+  "description": "two AT traffic generators contending for two shared banks from cycle 0",
+  "modules": {
+    "mem": {"type": "banked_memory", "banks": 2, "latency": 11, "shared_ports": 2, "multiported_banks": false},
+    "a": {"type": "traffic_generator", "at": true, "streams": [{"kind": "linear", "stride": 8, "count": 40}]},
+    "b": {"type": "traffic_generator", "at": true,
+          "streams": [{"kind": "linear", "stride": 16, "count": 40, "base": 4096, "write": true}]}
+  },
+  "bindings": [["a.out", "mem.port0"], ["b.out", "mem.port1"]]
+}
+EOF
+
+check() {  # check NAME SCENARIO
+  local name="$1" sc="$2"
+  n=$((n + 1))
+  if ! "$FLYNN" run "$sc" --quiet --outdir "$WORK/$name" >"$WORK/$name.log" 2>&1; then
+    echo "FAIL $name: the run failed: $(head -c 300 "$WORK/$name.log")"; fail=1; return
+  fi
+  cp -r "$WORK/$name" "$WORK/$name.renamed"
+  python3 - "$WORK/$name.renamed/config.resolved.json" <<'EOF'
+import json, sys
+path = sys.argv[1]
+c = json.load(open(path))
+names = sorted(c["modules"])
+# zz_<name> for the first in name order, ..., so construction order is reversed.
+new = {n: "z" * (len(names) - i) + "_" + n for i, n in enumerate(names)}
+def rename(v):
+    if isinstance(v, str):
+        head, dot, rest = v.partition(".")
+        if head in new and (dot or v == head):
+            return new[head] + dot + rest
+        return v
+    if isinstance(v, list):
+        return [rename(x) for x in v]
+    if isinstance(v, dict):
+        return {k: rename(x) for k, x in v.items()}
+    return v
+c["modules"] = {new[k]: v for k, v in c["modules"].items()}
+c["bindings"] = rename(c["bindings"])
+if "workload" in c:
+    for k in ("core", "memory", "cpu", "vpu"):
+        if k in c["workload"]:
+            c["workload"][k] = rename(c["workload"][k])
+if "calibration" in c:
+    c["calibration"] = [dict(t, stat="top." + rename(t["stat"][4:])) for t in c["calibration"]]
+json.dump(c, open(path, "w"), indent=1)
+json.dump(new, open(path + ".names", "w"))
+EOF
+  if ! (cd "$WORK/$name.renamed" && "$FLYNN" run config.resolved.json --quiet --outdir "$WORK/$name.out") \
+      >"$WORK/$name.renamed.log" 2>&1; then
+    echo "FAIL $name: the renamed run failed: $(head -c 300 "$WORK/$name.renamed.log")"; fail=1; return
+  fi
+  if python3 - "$WORK/$name/stats.json" "$WORK/$name.out/stats.json" "$WORK/$name.renamed/config.resolved.json.names" <<'EOF'
+import json, sys
+a, b, names = (json.load(open(p)) for p in sys.argv[1:])
+mods = {"top." + names[k[4:]]: v for k, v in a.pop("modules").items()}
+bm = b.pop("modules")
+a.pop("scenario", None); b.pop("scenario", None)
+# Check texts name instances ("top.gmem: final memory ..."): compare them renamed.
+def renamed(text):
+    for old in sorted(names, key=len, reverse=True):
+        text = text.replace("top." + old + ".", "top.@" + names[old] + ".").replace("top." + old + ":", "top.@" + names[old] + ":")
+    return text.replace("top.@", "top.")
+key = lambda c: json.dumps(c, sort_keys=True)  # checks are listed in instance-name order
+a["checks"] = sorted((renamed(c) if isinstance(c, str) else c for c in a.get("checks", [])), key=key)
+b["checks"] = sorted(b.get("checks", []), key=key)
+diff = [k for k in set(mods) | set(bm) if mods.get(k) != bm.get(k)]
+diff += [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+if diff:
+    print("differs in", sorted(diff)[:8])
+    sys.exit(1)
+EOF
+  then
+    echo "ok   $name: identical statistics with the instances renamed"
+  else
+    echo "FAIL $name: statistics differ with the instances renamed"; fail=1
+  fi
+}
+
+check contention "$WORK/contention.json"
+check shared_2way "$SRC/scenarios/memory/shared_2way.json"
+check vector_3ports "$SRC/scenarios/vector/average_vector_chained_3ports.json"
+check simt_two_level "$SRC/scenarios/simt/two_level.json"
+check gmma_calibration "$SRC/scenarios/gmma/calibration_h100_sm.json"
+check h100_sm_gemm "$SRC/scenarios/gmma/h100_sm_gemm.json"
+
+[ $fail -eq 0 ] && echo "all $n platforms order-independent"
+exit $fail
