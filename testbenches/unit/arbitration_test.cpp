@@ -14,7 +14,10 @@
 //   its own previous access to that bank has ended; banks are shared by all ports, or one
 //   set per port with multiported_banks;
 // - END_REQ at the first pass, the response at the last pass + latency;
-// - data move at the grant, in grant order.
+// - data move word by word at the cycle of the word's pass: a write takes effect then, and a
+//   read returns, for each byte, the latest write (by cycle, then grant order) of a cycle up
+//   to its own among the writes granted before it; the final contents hold every byte's
+//   latest write.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -168,6 +171,12 @@ reference_result reference(const banked_memory::params& p, const std::vector<req
   out.resp.assign(reqs.size(), never);
   out.rd.resize(reqs.size());
   banked_memory::initial_image(p, out.image);
+  struct byte_write {
+    std::uint64_t cycle, pos;
+    unsigned char value;
+  };
+  std::map<std::uint64_t, std::vector<byte_write>> writes;  // by address, in grant order
+  std::uint64_t pos = 0;                                     // grant position
 
   for (std::size_t i : order) {
     const request& r = reqs[i];
@@ -204,13 +213,30 @@ reference_result reference(const banked_memory::params& p, const std::vector<req
     out.end_req[i] = at[0];
     out.resp[i] = at.back() + p.latency;
 
-    // Data, at the grant.
+    // Data, word by word at the cycle of the pass that carries the word (the j-th word of a
+    // bank, in address order, goes in pass j): a write takes effect then; a read returns,
+    // for each byte, the latest write of a cycle up to its own among those granted before it.
+    std::map<std::uint64_t, std::uint64_t> cycle_of;  // word -> cycle
+    std::vector<unsigned> seen(banks, 0);
+    for (std::uint64_t w : words_of(r, wb)) cycle_of[w] = at[seen[w % banks]++];
     auto move = [&](std::uint64_t a, std::size_t off, unsigned n, std::vector<unsigned char>& buf) {
       for (unsigned k = 0; k < n; ++k) {
-        if (r.write)
-          out.image[a + k] = r.data[off + k];
-        else
-          buf[off + k] = out.image[a + k];
+        const std::uint64_t c = cycle_of.at((a + k) / wb);
+        if (r.write) {
+          writes[a + k].push_back({c, pos, r.data[off + k]});
+          continue;
+        }
+        buf[off + k] = out.image[a + k];
+        std::pair<std::uint64_t, std::uint64_t> best{0, 0};
+        bool any = false;
+        const auto found = writes.find(a + k);
+        if (found == writes.end()) continue;
+        for (const auto& wr : found->second)
+          if (wr.cycle <= c && (!any || std::make_pair(wr.cycle, wr.pos) >= best)) {
+            best = {wr.cycle, wr.pos};
+            buf[off + k] = wr.value;
+            any = true;
+          }
       }
     };
     std::vector<unsigned char> buf(r.len, read_fill);
@@ -221,6 +247,13 @@ reference_result reference(const banked_memory::params& p, const std::vector<req
       move(r.addr, 0, r.len, buf);
     }
     if (!r.write) out.rd[i] = std::move(buf);
+    ++pos;
+  }
+  for (auto& [addr, ws] : writes) {  // the final contents: every byte's latest write
+    std::stable_sort(ws.begin(), ws.end(), [](const byte_write& x, const byte_write& y) {
+      return std::tie(x.cycle, x.pos) < std::tie(y.cycle, y.pos);
+    });
+    out.image[addr] = ws.back().value;
   }
   return out;
 }

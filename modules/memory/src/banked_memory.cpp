@@ -317,6 +317,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }
   }
+  // The cycle each word is accessed, for moving the data then.
+  word_when_.clear();
+  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+    for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
+  std::sort(word_when_.begin(), word_when_.end());
   const std::uint64_t first = max_run ? passes_[0] : t0;
   wavefronts_ += max_run;
   if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
@@ -346,14 +351,28 @@ void banked_memory::forget_past() {
   for (auto& ps : ports_) ps->calendar.forget_before(now);
 }
 
+// Data moves word by word at the cycle of the wavefront that carries the word: a write
+// takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
+// simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
+// cycles see them; a read for an earlier cycle does not.
 void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
+  const unsigned wb = p_.word_bytes;
+  commit_until(sc_core::sc_time_stamp().value() / clock_period().value());
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
-    if (rd)
-      std::memcpy(buf, &data_[a], n);
-    else
-      std::memcpy(&data_[a], buf, n);
+    for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
+      const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
+      unsigned char* b = buf + (lo - a);
+      const auto it = std::lower_bound(word_when_.begin(), word_when_.end(), std::make_pair(w, std::uint64_t(0)));
+      const std::uint64_t when = it != word_when_.end() && it->first == w ? it->second : 0;
+      if (rd) {
+        std::memcpy(b, &data_[lo], hi - lo);
+        if (!pending_.empty()) overlay(w, when, lo, hi, b);
+      } else {
+        write_word(w, when, lo, hi, b);
+      }
+    }
   };
   std::uint64_t moved = 0;
   if (auto* lx = gp.get_extension<lanes_extension>()) {
@@ -375,6 +394,58 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
     bytes_written_ += moved;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// Bytes [lo, hi) of word w, written at cycle `when`: at once when that cycle has come and no
+// earlier write to the word waits, else queued.
+void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
+                               const unsigned char* src) {
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
+    std::memcpy(&data_[lo], src, hi - lo);
+    return;
+  }
+  pending_write pw{when, write_seq_++, lo, static_cast<unsigned>(hi - lo), {}, {}};
+  if (pw.len <= pw.small.size())
+    std::memcpy(pw.small.data(), src, pw.len);
+  else
+    pw.large.assign(src, src + pw.len);
+  pending_.emplace(w, std::move(pw));
+  commit_order_.push({when, write_seq_ - 1, w});
+}
+
+// A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in
+// (cycle, order) order.
+void banked_memory::overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
+                            unsigned char* dst) const {
+  const auto range = pending_.equal_range(w);
+  if (range.first == range.second) return;
+  std::vector<const pending_write*>& seen = overlay_scratch_;
+  seen.clear();
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->second.cycle <= when) seen.push_back(&it->second);
+  std::sort(seen.begin(), seen.end(), [](const pending_write* x, const pending_write* y) {
+    return std::tie(x->cycle, x->seq) < std::tie(y->cycle, y->seq);
+  });
+  for (const pending_write* pw : seen) {
+    const std::uint64_t a = std::max(lo, pw->addr), b = std::min(hi, pw->addr + pw->len);
+    if (a < b) std::memcpy(dst + (a - lo), pw->bytes() + (a - pw->addr), b - a);
+  }
+}
+
+// Lands the queued writes of cycles up to `cycle` in the array, in (cycle, order) order.
+void banked_memory::commit_until(std::uint64_t cycle) const {
+  while (!commit_order_.empty() && commit_order_.top().cycle <= cycle) {
+    const landing l = commit_order_.top();
+    commit_order_.pop();
+    const auto range = pending_.equal_range(l.word);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second.seq == l.seq) {
+        std::memcpy(&data_[it->second.addr], it->second.bytes(), it->second.len);
+        pending_.erase(it);
+        break;
+      }
+  }
 }
 
 // ---------------------------------------------------------------------------- LT
@@ -590,6 +661,7 @@ bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& 
     dmi.allow_none();
     return false;
   }
+  commit_until(UINT64_MAX);  // the array a DMI user sees holds every write made so far
   dmi.set_dmi_ptr(data_.data());
   dmi.set_start_address(0);
   dmi.set_end_address(p_.size_bytes - 1);
@@ -614,6 +686,7 @@ void banked_memory::set_latency(unsigned cycles_) {
 
 unsigned banked_memory::transport_dbg(tlm::tlm_generic_payload& gp) {
   ++dbg_;
+  commit_until(UINT64_MAX);  // debug access: the contents once every write made has landed
   const std::uint64_t a = gp.get_address();
   if (a >= p_.size_bytes || gp.get_data_ptr() == nullptr) return 0;
   const std::size_t n = static_cast<std::size_t>(
@@ -629,6 +702,7 @@ unsigned banked_memory::transport_dbg(tlm::tlm_generic_payload& gp) {
 }
 
 void banked_memory::peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const {
+  commit_until(UINT64_MAX);  // the contents once every write made so far has landed
   std::memcpy(dst, &data_.at(addr), std::min<std::size_t>(len, data_.size() - addr));
 }
 

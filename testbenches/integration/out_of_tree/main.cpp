@@ -23,11 +23,14 @@ struct host : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<host> mem;  // to a port of the memory
   sc_core::sc_port<flynn::vec::vector_dispatch_if> vu;
   bool ok = false;
-  std::uint64_t cycles = 0;
+  std::uint64_t cycles = 0, start = 0;
 
   SC_HAS_PROCESS(host);
   explicit host(const sc_core::sc_module_name& nm) : sc_module(nm), mem("mem") { SC_THREAD(run); }
 
+  // Loosely timed: each access is made at the host's local time and returns when it is
+  // done (the memory moves the data at the cycle it models); `done` keeps the latest.
+  sc_core::sc_time done = sc_core::SC_ZERO_TIME;
   void access(tlm::tlm_command cmd, std::uint64_t addr, std::uint64_t& value) {
     tlm::tlm_generic_payload gp;
     gp.set_command(cmd);
@@ -39,6 +42,7 @@ struct host : sc_core::sc_module {
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     mem->b_transport(gp, delay);
     if (gp.is_response_error()) SC_REPORT_ERROR("host", gp.get_response_string().c_str());
+    done = std::max(done, sc_core::sc_time_stamp() + delay);
   }
 
   void dispatch(flynn::vec::op code, std::uint8_t rd, std::uint8_t ra, std::uint8_t rb, flynn::vec::src2 kind,
@@ -52,7 +56,7 @@ struct host : sc_core::sc_module {
     flynn::vec::scalar_operands ops;
     ops.base = base_or_value;
     ops.value = base_or_value;
-    const auto r = vu->dispatch(in, ops, 0);
+    const auto r = vu->dispatch(in, ops, start);
     if (!r.fault.empty()) SC_REPORT_ERROR("host", r.fault.c_str());
   }
 
@@ -64,14 +68,16 @@ struct host : sc_core::sc_module {
       access(tlm::TLM_WRITE_COMMAND, a_addr + 8 * i, a);
       access(tlm::TLM_WRITE_COMMAND, b_addr + 8 * i, b);
     }
+    wait(done - sc_core::sc_time_stamp());  // the inputs are in memory from here on
+    start = static_cast<std::uint64_t>(sc_core::sc_time_stamp() / vu->clock());
     dispatch(op::setvl, 0, 0, 0, src2::imm, n);
     dispatch(op::setvs, 0, 0, 0, src2::imm, 1);
     dispatch(op::vld, 0, 0, 0, src2::none, a_addr);
     dispatch(op::vld, 1, 0, 0, src2::none, b_addr);
     dispatch(op::vadd, 2, 0, 1, src2::vreg, 0);
     dispatch(op::vst, 0, 0, 2, src2::none, c_addr);
-    cycles = vu->drain_cycle();
-    wait(vu->clock() * static_cast<double>(cycles));
+    cycles = vu->drain_cycle() - start;
+    wait(vu->clock() * static_cast<double>(vu->drain_cycle()) - sc_core::sc_time_stamp());
     ok = true;
     for (std::uint64_t i = 0; i < n; ++i) {
       std::uint64_t c = 0;

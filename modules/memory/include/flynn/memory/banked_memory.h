@@ -4,7 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <deque>
+#include <functional>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,10 +125,31 @@ class banked_memory : public module {
 
   params p_;
   std::unique_ptr<bank_mapping> mapping_;
-  std::vector<unsigned char> data_;
+  mutable std::vector<unsigned char> data_;  // mutable: queued writes land on a const view
   std::vector<std::unique_ptr<port_state>> ports_;
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
+  // Writes for cycles ahead of simulated time: by word, and in a heap by (cycle, order) for
+  // landing them in the array when their cycle has come.
+  struct pending_write {
+    std::uint64_t cycle, seq, addr;
+    unsigned len;
+    std::array<unsigned char, 16> small;  // the bytes, when they fit (words of up to 16 B)
+    std::vector<unsigned char> large;     // else here
+    const unsigned char* bytes() const { return len <= small.size() ? small.data() : large.data(); }
+  };
+  struct landing {
+    std::uint64_t cycle, seq, word;
+    bool operator>(const landing& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
+  };
+  mutable std::unordered_multimap<std::uint64_t, pending_write> pending_;
+  mutable std::priority_queue<landing, std::vector<landing>, std::greater<landing>> commit_order_;
+  std::uint64_t write_seq_ = 0;
+  mutable std::vector<const pending_write*> overlay_scratch_;
+  void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src);
+  void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
+  void commit_until(std::uint64_t cycle) const;
   unsigned since_forget_ = 0;
   void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
