@@ -82,7 +82,7 @@ class traffic_cursor {
   std::size_t s_ = 0;
   std::uint64_t i_ = 0, serial_ = 0;
   bool started_ = false;
-  std::uint64_t addr_ = 0, rng_ = 0;
+  std::uint64_t addr_ = 0;
   lanes_extension lanes_;
 };
 
