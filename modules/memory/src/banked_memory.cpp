@@ -400,6 +400,12 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
 // earlier write to the word waits, else queued.
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
                                const unsigned char* src) {
+  // With one port, requests are served in the order they come, each after the last one's
+  // wavefronts: no later request can access the word before this write, so it is made now.
+  if (ports_.size() == 1) {
+    std::memcpy(&data_[lo], src, hi - lo);
+    return;
+  }
   const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);
