@@ -171,7 +171,6 @@ void gmma_unit::worker() {
   for (;;) {
     while (ready_.empty()) wait(work_ev_);
     if (std::string e = run(ready_.front()); !e.empty()) {
-      failed_ = e;
       fault("wgmma of " + ready_.front().parts[0].where + ": " + e);
       return;
     }

@@ -317,10 +317,12 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }
   }
-  // The cycle each word is accessed, for moving the data then.
+  // The cycle each word is accessed, for moving the data then (a single-port memory moves
+  // it at once: its requests are served in order).
   word_when_.clear();
-  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-    for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
+  if (ports_.size() > 1)
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+      for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
   std::sort(word_when_.begin(), word_when_.end());
   const std::uint64_t first = max_run ? passes_[0] : t0;
   wavefronts_ += max_run;
@@ -364,8 +366,11 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
     for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
       unsigned char* b = buf + (lo - a);
-      const auto it = std::lower_bound(word_when_.begin(), word_when_.end(), std::make_pair(w, std::uint64_t(0)));
-      const std::uint64_t when = it != word_when_.end() && it->first == w ? it->second : 0;
+      std::uint64_t when = 0;  // unused by a single-port memory, which keeps no cycles
+      if (!word_when_.empty()) {
+        const auto it = std::lower_bound(word_when_.begin(), word_when_.end(), std::make_pair(w, std::uint64_t(0)));
+        if (it != word_when_.end() && it->first == w) when = it->second;
+      }
       if (rd) {
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty()) overlay(w, when, lo, hi, b);

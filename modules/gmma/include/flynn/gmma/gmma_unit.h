@@ -84,7 +84,6 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   std::map<unsigned, std::deque<gathering>> open_;
   std::deque<gathering> ready_;  // groups whose warps all arrived, in order; the worker runs the front
   sc_core::sc_event work_ev_, progress_ev_;
-  std::string failed_;
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0;
   stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
