@@ -141,8 +141,8 @@ TEST_CASE("an initiator that never sends END_RESP: the memory names the response
 TEST_CASE("a global memory that stops answering: the SIMT core names the warp, PC and load") {
   const auto o = run(with_bridge("simt/vecadd_warps.json", "sm.global", 3));
   CHECK_THAT(o.r.message, Contains("top.sm: 0 of ") && Contains(" at PC ") && Contains("ld.global") &&
-                              Contains("has not completed") &&
-                              Contains("b_transport through top.sm.global never returned: READ 0x"));
+                              Contains("has not completed: READ 0x") &&
+                              Contains("through top.sm.global: END_REQ never came"));
 }
 
 TEST_CASE("a memory port of the vector unit that stops answering: the scalar unit's PC and the port are named") {

@@ -357,7 +357,7 @@ void banked_memory::forget_past() {
 // takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
 // simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
 // cycles see them; a read for an earlier cycle does not.
-void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
+void banked_memory::move_data(tlm::tlm_generic_payload& gp, bool answer_later) {
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
   const unsigned wb = p_.word_bytes;
@@ -374,6 +374,10 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp) {
       if (rd) {
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty()) overlay(w, when, lo, hi, b);
+        if (answer_later && ports_.size() > 1) {
+          watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
+          watched_words_[&gp].push_back(w);
+        }
       } else {
         write_word(w, when, lo, hi, b);
       }
@@ -414,6 +418,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
   const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);
+    if (!watch_.empty()) refresh_watchers(w, when);
     return;
   }
   pending_write pw{when, write_seq_++, lo, static_cast<unsigned>(hi - lo), {}, {}};
@@ -423,6 +428,36 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
     pw.large.assign(src, src + pw.len);
   pending_.emplace(w, std::move(pw));
   commit_order_.push({when, write_seq_ - 1, w});
+  if (!watch_.empty()) refresh_watchers(w, when);
+}
+
+// A write to word w landing at cycle `when`, granted after AT reads that read the word at
+// that cycle or later and are not answered yet: their bytes are read again as the word is
+// at their cycles. (The array holds the writes of cycles up to now, and every write a read
+// can see lands at the read's cycle or earlier, so it is the array plus the queued writes
+// up to the read's cycle.)
+void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
+  const auto range = watch_.equal_range(w);
+  for (auto it = range.first; it != range.second; ++it) {
+    const read_watch& r = it->second;
+    if (r.cycle < when) continue;
+    std::memcpy(r.dst, &data_[r.lo], r.hi - r.lo);
+    overlay(w, r.cycle, r.lo, r.hi, r.dst);
+  }
+}
+
+void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
+  const auto words = watched_words_.find(gp);
+  if (words == watched_words_.end()) return;
+  for (const std::uint64_t w : words->second) {
+    const auto range = watch_.equal_range(w);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second.gp == gp) {
+        watch_.erase(it);
+        break;
+      }
+  }
+  watched_words_.erase(words);
 }
 
 // A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in
@@ -586,7 +621,7 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   tlm::tlm_generic_payload& gp = *r.gp;
   port_state& ps = *ports_[r.port];
   const timing t = reserve(ps, gp, r.arrival);
-  move_data(gp);
+  move_data(gp, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once
@@ -620,6 +655,7 @@ void banked_memory::begin_resp_process(unsigned port) {
          at_cycle(ps.begin_resp.front().first) <= now) {
     tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
     ps.begin_resp.pop_front();
+    if (!watched_words_.empty()) unwatch(gp);  // its data are final: the initiator owns them now
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum r = (*ps.socket)->nb_transport_bw(*gp, ph, d);

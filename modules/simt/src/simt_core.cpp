@@ -81,6 +81,7 @@ struct simt_core::warp {
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::uint64_t tma_stores_done = 0;                     // its tma.store copies have completed
   std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
+  std::uint64_t generation = 0;                          // which warp the slot holds
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
 };
@@ -91,6 +92,30 @@ struct simt_core::block_slot {
   std::vector<int> warps;
   std::uint64_t shared_base = 0;
   std::map<std::uint64_t, tx_barrier> mbarriers;  // by shared address
+  unsigned memory_in_flight = 0;                  // its warps' memory requests not answered yet
+  bool draining = false;                          // every warp has exited; waiting for them
+};
+
+// A warp load or store in flight, and each of its requests (one per coalesced segment).
+struct simt_core::mem_op {
+  warp* w = nullptr;
+  std::uint64_t generation = 0;  // w's, at issue (the slot may hold a new warp by the response)
+  unsigned block = 0, warp_index = 0;
+  std::uint32_t pc = 0;
+  const simt::instr* in = nullptr;
+  std::uint64_t issued = 0, done = 0, slot_bound = 0;
+  unsigned groups_left = 0;
+  std::string failure;  // of the first failing request, by group
+  unsigned failed_group = 0, failed_lane = 0;
+};
+
+struct simt_core::mem_request {
+  std::shared_ptr<mem_op> op;
+  tlm::tlm_generic_payload* gp = nullptr;
+  unsigned group = 0, port = 0;  // port 0: global, 1: shared
+  std::vector<unsigned> lanes;   // the lanes in the request's data, in order
+  std::uint64_t arrival = 0;     // the cycle the request reaches the memory
+  lanes_extension ext;
 };
 
 simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
@@ -271,7 +296,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (auto& w : warps_)
       if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
     if (free_slots.size() < warps) return;
-    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}};
+    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}, 0, false};
     ++blocks_launched_;
     if (log_enabled(sc_core::SC_HIGH))
       log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
@@ -290,6 +315,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
       const int slot = w.slot;
       w = warp{};
       w.slot = slot;
+      w.generation = ++generations_;
       w.live = true;
       w.block = b;
       w.index = k;
@@ -434,17 +460,25 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
 }
 
 void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
+  set_fault(w.block, w.index, lane, w.stack.empty() ? 0 : w.stack.back().pc, what);
+}
+
+void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what) {
   if (!fault_.empty()) return;
-  const std::uint32_t pc = w.stack.empty() ? 0 : w.stack.back().pc;
   const auto& in = kernel_.code[std::min<std::size_t>(pc, kernel_.code.size() - 1)];
-  fault_ = "block " + std::to_string(blocks_[w.block].id) + " warp " + std::to_string(w.index) + " thread " +
-           std::to_string(w.index * p_.warp_size + lane) + " PC " + std::to_string(pc) + " (line " +
+  fault_ = "block " + std::to_string(blocks_[block].id) + " warp " + std::to_string(warp_index) + " thread " +
+           std::to_string(warp_index * p_.warp_size + lane) + " PC " + std::to_string(pc) + " (line " +
            std::to_string(in.line) + ": " + in.text + "): " + what;
 }
 
 // Global: one transaction per segment touched, issued one per cycle; shared: one
 // multi-lane request (the shared memory serves it in as many wavefronts as its worst bank).
-std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
+// The requests go out as AT transactions: the memory grants them at their arrival cycles,
+// in simulated-time order with every other initiator's, and a load's data reach the
+// registers when its response comes (see complete_memory). Returns the completion cycle
+// when it is known at issue (no lane takes part, or a fault), else unknown_cycle.
+std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
+                                        std::uint64_t occupancy) {
   const bool store = in.code == op::st;
   const unsigned words = in.width / 4;
   std::vector<unsigned> lanes;
@@ -486,53 +520,173 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     ++shared_requests_;
   }
   const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
-  auto& sock = in.sp == simt::space::shared ? shared : global;
-  std::uint64_t done = t;
-  std::vector<unsigned char> buf(std::size_t(p_.warp_size) * in.width);
-  lanes_extension ext;
-  tlm::tlm_generic_payload gp;
+  const unsigned port = in.sp == simt::space::shared ? 1 : 0;
+  auto mo = std::make_shared<mem_op>();
+  mo->w = &w;
+  mo->generation = w.generation;
+  mo->block = w.block;
+  mo->pc = w.stack.back().pc;
+  mo->warp_index = w.index;
+  mo->in = &in;
+  mo->issued = t;
+  mo->done = t;
+  mo->groups_left = static_cast<unsigned>(groups.size());
+  mo->slot_bound = t + occupancy + p_.lat_lsu;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const auto& ls = groups[g];
+    tlm::tlm_generic_payload* gp = pool_.allocate();
+    auto rq = std::make_unique<mem_request>();
+    rq->op = mo;
+    rq->gp = gp;
+    rq->group = static_cast<unsigned>(g);
+    rq->port = port;
+    rq->lanes = ls;
+    rq->arrival = t + p_.lat_lsu + g;
+    lanes_extension& ext = rq->ext;
     ext.lanes = static_cast<unsigned>(ls.size());
     ext.lane_bytes = in.width;
     ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
+    unsigned char* buf = pool_.buffer(gp);
     for (std::size_t k = 0; k < ls.size(); ++k) {
       ext.address[k] = base + addr[ls[k]];
       if (store)
         for (unsigned wd = 0; wd < words; ++wd)
           std::memcpy(&buf[k * in.width + wd * 4], &w.r[ls[k]][in.rb + wd], 4);
     }
-    gp.set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    gp.set_address(ext.address[0]);
-    gp.set_data_ptr(buf.data());
-    gp.set_data_length(static_cast<unsigned>(ls.size() * in.width));
-    gp.set_streaming_width(static_cast<unsigned>(ls.size() * in.width));
-    gp.set_byte_enable_ptr(nullptr);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    gp.set_extension(&ext);
-    sc_core::sc_time delay = cycles(t + p_.lat_lsu + g) - sc_core::sc_time_stamp();
-    ext.acknowledged = false;
-    tracked_b_transport(sock, gp, delay);
-    gp.clear_extension(&ext);
-    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-      set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
-                                   hex(addr[ls.front()]) + ": " + gp.get_response_string());
-      return t;
-    }
-    if (!ext.acknowledged) {  // a target that moved data_length bytes from one address
-      set_fault(w, ls.front(), std::string(in.sp == simt::space::shared ? "shared" : "global") + " access at " +
-                                   hex(addr[ls.front()]) + ": the memory ignored the lanes extension (the load/store "
-                                   "unit needs a lanes-aware memory such as banked_memory)");
-      return t;
-    }
-    done = std::max(done, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
-    if (!store)
-      for (std::size_t k = 0; k < ls.size(); ++k)
-        for (unsigned wd = 0; wd < words; ++wd)
-          std::memcpy(&w.r[ls[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
+    gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp->set_address(ext.address[0]);
+    gp->set_data_ptr(buf);
+    gp->set_data_length(static_cast<unsigned>(ls.size() * in.width));
+    gp->set_streaming_width(static_cast<unsigned>(ls.size() * in.width));
+    gp->set_byte_enable_ptr(nullptr);
+    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    gp->set_extension(&ext);
+    if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
+    ++memory_in_flight_;
+    requests_.emplace(gp, std::move(rq));
+    to_send_[port].push_back(gp);
   }
   lsu_transactions_.set(cycles(t), groups.size());
-  return done + p_.lat_lsu;
+  return unknown_cycle;
+}
+
+// Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
+// request's END_REQ has come), each for its arrival cycle or at once when that has passed.
+void simt_core::send_requests(unsigned port) {
+  auto& sock = port == 1 ? shared : global;
+  while (!awaiting_end_req_[port] && !to_send_[port].empty()) {
+    tlm::tlm_generic_payload* gp = to_send_[port].front();
+    to_send_[port].pop_front();
+    mem_request& rq = *requests_.at(gp);
+    const sc_core::sc_time at = cycles(rq.arrival), now = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    awaiting_end_req_[port] = gp;
+    const tlm::tlm_sync_enum r = sock->nb_transport_fw(*gp, ph, delay);
+    if (r == tlm::TLM_ACCEPTED) continue;  // END_REQ comes on the backward path
+    if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
+      if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
+      continue;
+    }
+    if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;  // BEGIN_RESP or COMPLETED: request over
+    if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP))
+      complete_memory(gp, sc_core::sc_time_stamp() + delay);
+  }
+}
+
+tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                              sc_core::sc_time& delay) {
+  const auto it = requests_.find(&gp);
+  if (it == requests_.end()) {
+    fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
+    return tlm::TLM_COMPLETED;
+  }
+  const unsigned port = it->second->port;
+  if (ph == tlm::END_REQ) {
+    if (awaiting_end_req_[port] == &gp) awaiting_end_req_[port] = nullptr;
+    send_requests(port);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    if (awaiting_end_req_[port] == &gp) {  // BEGIN_RESP is an implicit END_REQ
+      awaiting_end_req_[port] = nullptr;
+      send_requests(port);
+    }
+    complete_memory(&gp, sc_core::sc_time_stamp() + delay);
+    return tlm::TLM_COMPLETED;  // no END_RESP needed
+  }
+  fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
+  return tlm::TLM_COMPLETED;
+}
+
+// One request's response: the data it carried are final. When the instruction's last
+// request is in, the loaded values land in the registers and the scoreboard learns when.
+void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
+  auto node = requests_.extract(gp);
+  mem_request& rq = *node.mapped();
+  mem_op& mo = *rq.op;
+  const simt::instr& in = *mo.in;
+  const bool store = in.code == op::st;
+  mo.done = std::max(mo.done, to_cycles_ceil(at));
+  const char* space = in.sp == simt::space::shared ? "shared" : "global";
+  if (gp->get_response_status() != tlm::TLM_OK_RESPONSE) {
+    if (mo.failure.empty() || rq.group < mo.failed_group) {
+      mo.failed_group = rq.group;
+      mo.failed_lane = rq.lanes.front();
+      mo.failure = std::string(space) + " access at " + hex(rq.ext.address[0] - (in.sp == simt::space::shared ? blocks_[mo.block].shared_base : 0)) +
+                   ": " + gp->get_response_string();
+    }
+  } else if (!rq.ext.acknowledged) {  // a target that moved data_length bytes from one address
+    if (mo.failure.empty() || rq.group < mo.failed_group) {
+      mo.failed_group = rq.group;
+      mo.failed_lane = rq.lanes.front();
+      mo.failure = std::string(space) + " access at " + hex(rq.ext.address[0] - (in.sp == simt::space::shared ? blocks_[mo.block].shared_base : 0)) +
+                   ": the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as "
+                   "banked_memory)";
+    }
+  }
+  warp& w = *mo.w;
+  const bool same_warp = w.generation == mo.generation;
+  if (!store && same_warp && mo.failure.empty()) {
+    const unsigned words = in.width / 4;
+    const unsigned char* buf = gp->get_data_ptr();
+    for (std::size_t k = 0; k < rq.lanes.size(); ++k)
+      for (unsigned wd = 0; wd < words; ++wd)
+        std::memcpy(&w.r[rq.lanes[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
+  }
+  gp->clear_extension(&rq.ext);
+  gp->release();
+  --memory_in_flight_;
+  block_slot& bs = blocks_[mo.block];
+  if (rq.port == 1) --bs.memory_in_flight;
+  if (--mo.groups_left == 0) {
+    const std::uint64_t done = mo.done + p_.lat_lsu;
+    if (!mo.failure.empty()) {
+      set_fault(mo.block, mo.warp_index, mo.failed_lane, mo.pc, mo.failure);
+    } else {
+      if (!store) {
+        auto& [n, sum] = in.sp == simt::space::shared ? shared_load_latency_ : global_load_latency_;
+        ++n;
+        sum += done - mo.issued;
+      }
+      if (same_warp && w.live) {
+        if (!store) simt::writes(in).for_each([&](unsigned x) { w.reg_ready[x] = done; });
+        if (p_.inflight > 1) {
+          // The instruction's in-flight slot: a load's until it completes, a store's until it
+          // leaves the load/store unit (posted write) or completes, whichever is first.
+          const std::uint64_t held = store ? mo.slot_bound : unknown_cycle;
+          const auto slot = std::find(w.inflight.begin(), w.inflight.end(), held);
+          if (slot != w.inflight.end()) *slot = store ? std::min(done, mo.slot_bound) : done;
+        } else {
+          w.ready_at = done;
+        }
+        if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
+      }
+    }
+    end_ = std::max(end_, done);
+  }
+  if (rq.port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
+  memory_news_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void simt_core::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
@@ -861,12 +1015,22 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
                " while TMA copies into its shared memory were still landing (a tma.load whose barrier it did not wait on)";
       return;
     }
-    bs.busy = false;
-    ++blocks_done_;
-    launch_blocks(t);
+    if (bs.memory_in_flight) {  // its shared memory is given to the next block once its accesses are over
+      bs.draining = true;
+      return;
+    }
+    retire_block(w.block, t);
   } else if (bs.arrived > 0 && bs.arrived >= bs.warps_left) {
     fault_ = deadlock_report();
   }
+}
+
+void simt_core::retire_block(unsigned slot, std::uint64_t t) {
+  block_slot& bs = blocks_[slot];
+  bs.busy = false;
+  bs.draining = false;
+  ++blocks_done_;
+  launch_blocks(t);
 }
 
 // Dynamic warp formation: ready warps whose next instruction is at the same PC join the
@@ -972,18 +1136,15 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       break;
     case op::ld:
     case op::st:
-      done = execute_memory(w, in, mask, t);
-      if (in.code == op::ld && fault_.empty()) {  // load latency: issue to data in the registers
-        auto& [n, sum] = in.sp == simt::space::shared ? shared_load_latency_ : global_load_latency_;
-        ++n;
-        sum += done - t;
-      }
+      // The completion is learnt when the memory responds (unknown_cycle until then): the
+      // scoreboard entries below hold unknown_cycle, and complete_memory fills them in.
+      done = execute_memory(w, in, mask, t, occupancy);
       top.pc = pc + 1;
       w.why = warp::wait::memory;
       blocking = false;
       if (!warp_state_.empty()) {  // waiting on memory until the access completes
         warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 2);
-        warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
+        if (done != unknown_cycle) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
       }
       break;
     default:
@@ -997,7 +1158,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   while (!w.stack.empty() && (w.stack.back().pc == w.stack.back().rpc || (w.stack.back().mask & ~w.exited) == 0))
     w.stack.pop_back();
   if (w.live && w.stack.empty()) exit_threads(w, 0xffffffffu, t);  // ran past the end
-  end_ = std::max(end_, done);
+  if (done != unknown_cycle) end_ = std::max(end_, done);
   // Scoreboard: every register the instruction writes is ready at `done`. (The wgmma
   // accumulators are written when the MMA completes: wgmma.wait_group covers them.)
   if (!blocking && !simt::is_async(in.code)) {
@@ -1012,6 +1173,8 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   if (p_.inflight > 1)
     w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
+  send_requests(0);
+  send_requests(1);
   return done;
 }
 
@@ -1027,10 +1190,57 @@ void simt_core::wait_async(std::uint64_t until) {
   if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
   if (tma.size() && tma->in_progress()) news |= tma->progress_event();
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (until != std::numeric_limits<std::uint64_t>::max() && cycles(until) > now)
-    wait(cycles(until) - now, news);
-  else
+  if (until != std::numeric_limits<std::uint64_t>::max()) {
+    if (cycles(until) > now) wait(cycles(until) - now, news);
+  } else {
     wait(news);
+  }
+}
+
+// The first cycle at which a memory access not answered yet could make its warp ready: its
+// response comes at the current cycle at the earliest, and the data are in the registers
+// lat_lsu cycles later.
+std::uint64_t simt_core::memory_horizon() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const std::uint64_t c = now.value() / cycles(1).value();
+  return c + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
+}
+
+// Decisions at cycle t depend on the memory accesses in flight only once t reaches the
+// horizon: until then the core may run ahead of simulated time, after it waits for the
+// responses. (With lat_lsu 0 it decides at the cycle itself, a delta cycle after the
+// responses due then have come.)
+void simt_core::sync_for_memory(std::uint64_t t) {
+  while (memory_in_flight_ && t >= memory_horizon()) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (p_.lat_lsu == 0 && cycles(t) == now) {
+      wait(sc_core::SC_ZERO_TIME);
+      settled_at_ = now;
+      continue;
+    }
+    wait(cycles(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
+  }
+}
+
+// Waits until the accesses in flight could no longer come before `next` (unknown_cycle:
+// none known), or for a response or other news.
+void simt_core::wait_memory(std::uint64_t next) {
+  sc_core::sc_event_or_list news;
+  news |= memory_news_;
+  if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
+  if (tma.size() && tma->in_progress()) news |= tma->progress_event();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (next == unknown_cycle) {
+    wait(news);
+    return;
+  }
+  const std::uint64_t target = p_.lat_lsu ? next + 1 - p_.lat_lsu : next;
+  if (cycles(target) > now) {
+    wait(cycles(target) - now, news);
+  } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
+    wait(sc_core::SC_ZERO_TIME);
+    settled_at_ = now;
+  }
 }
 
 // A live warp whose next instruction waits on a result not known yet (for the idle count).
@@ -1095,6 +1305,7 @@ void simt_core::run() {
     // decides at simulated time instead of running ahead on a guess.
     const bool pending = async_pending();
     if (pending && cycles(t) > sc_core::sc_time_stamp()) wait(cycles(t) - sc_core::sc_time_stamp());
+    sync_for_memory(t);
     for (std::size_t s = 0; s < warps_.size(); ++s) {
       warp& w = *warps_[s];
       views[s].present = w.live;
@@ -1118,6 +1329,12 @@ void simt_core::run() {
             first = w.get();
           }
         }
+      // A memory access not answered yet completes at the earliest lat_lsu cycles after the
+      // current one: when that could come before the next known cycle, learn it first.
+      if (memory_in_flight_ && (!first || next >= memory_horizon())) {
+        wait_memory(first ? next : unknown_cycle);
+        continue;
+      }
       if (pending && (!first || next > t)) {  // wait for the next known cycle or for news
         wait_async(first ? next : std::numeric_limits<std::uint64_t>::max());
         const std::uint64_t now = std::max(t, to_cycles_ceil(sc_core::sc_time_stamp()));
@@ -1143,6 +1360,7 @@ void simt_core::run() {
     if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
+  while (memory_in_flight_) wait(memory_news_);
   while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
   if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
@@ -1178,6 +1396,25 @@ std::string simt_core::pending_work() const {
     }
   }
   if (more) s += " and " + std::to_string(more) + " more warps";
+  // A memory access never answered: the oldest one (a request still waiting for END_REQ
+  // first: the ones behind it have not been sent).
+  const mem_request* stuck = nullptr;
+  const auto rank = [this](const mem_request& r) {
+    return std::make_tuple(awaiting_end_req_[r.port] == r.gp ? 0 : 1, r.op->issued, r.port, r.group);
+  };
+  for (const auto& entry : requests_)
+    if (!stuck || rank(*entry.second) < rank(*stuck)) stuck = entry.second.get();
+  if (stuck) {
+    const mem_op& mo = *stuck->op;
+    const auto& queue = to_send_[stuck->port];
+    const bool sent = std::find(queue.begin(), queue.end(), stuck->gp) == queue.end();
+    s += "; block " + std::to_string(blocks_[mo.block].id) + " warp " + std::to_string(mo.warp_index) + " at PC " +
+         std::to_string(mo.pc) + " (line " + std::to_string(mo.in->line) + ": " + mo.in->text + ") issued at cycle " +
+         std::to_string(mo.issued) + " has not completed: " + (mo.in->code == op::st ? "WRITE " : "READ ") +
+         hex(stuck->ext.address[0]) + " through " + (stuck->port ? shared.name() : global.name()) +
+         (!sent ? " not sent yet" : awaiting_end_req_[stuck->port] == stuck->gp ? ": END_REQ never came" : ": no response came") +
+         " (" + std::to_string(memory_in_flight_) + " requests in flight)";
+  }
   if (executing_) {  // the thread stopped inside an instruction: a transport that never returned
     const simt::instr& in = kernel_.code[executing_pc_];
     s += "; block " + std::to_string(blocks_[executing_->block].id) + " warp " + std::to_string(executing_->index) +

@@ -94,7 +94,9 @@ class banked_memory : public module {
   trace_sink* timeline_ = nullptr;  // memory transactions as async spans
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
-  void move_data(tlm::tlm_generic_payload& gp);
+  // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
+  // it but landing at or before their cycles still changes (see watch_).
+  void move_data(tlm::tlm_generic_payload& gp, bool answer_later = false);
   std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;
   sc_core::sc_time at_cycle(std::uint64_t c) const;
 
@@ -150,6 +152,16 @@ class banked_memory : public module {
   void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src);
   void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
   void commit_until(std::uint64_t cycle) const;
+  // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go.
+  struct read_watch {
+    std::uint64_t cycle, lo, hi;
+    unsigned char* dst;
+    const tlm::tlm_generic_payload* gp;
+  };
+  std::unordered_multimap<std::uint64_t, read_watch> watch_;
+  std::unordered_map<const tlm::tlm_generic_payload*, std::vector<std::uint64_t>> watched_words_;
+  void refresh_watchers(std::uint64_t w, std::uint64_t when);
+  void unwatch(const tlm::tlm_generic_payload* gp);
   unsigned since_forget_ = 0;
   void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request

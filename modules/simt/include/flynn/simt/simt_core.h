@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -22,6 +24,8 @@
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/tma_if.h"
 #include "flynn/tma/tma_loader.h"
+#include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/memory_manager.h"
 
 namespace flynn {
 
@@ -92,7 +96,8 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
   std::vector<warp*> form_warp(warp& w, std::uint64_t t);
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
-  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
+  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
+                               std::uint64_t occupancy);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);
   void exit_threads(warp& w, std::uint32_t which, std::uint64_t t);
@@ -101,6 +106,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   void compute_reconvergence();
   unsigned block_registers() const;
   void set_fault(const warp& w, unsigned lane, const std::string& what);
+  void set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what);
   std::uint64_t execute_async(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
   std::uint64_t async_ready(warp& w, const simt::instr& in) const;
   tx_barrier* find_mbarrier(warp& w, unsigned lane, const simt::instr& in, std::uint64_t& addr);
@@ -110,10 +116,26 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   const warp* unknown_warp() const;
   void count_idle(const warp* first, std::uint64_t idle);
 
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
-                                     sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
+  // Memory accesses: AT requests, answered in simulated time (see execute_memory).
+  struct mem_op;
+  struct mem_request;
+  static constexpr std::uint64_t unknown_cycle = std::numeric_limits<std::uint64_t>::max();
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay) override;
+  void send_requests(unsigned port);
+  void complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
+  void retire_block(unsigned slot, std::uint64_t t);
+  std::uint64_t memory_horizon() const;
+  void sync_for_memory(std::uint64_t t);
+  void wait_memory(std::uint64_t next);
+  payload_pool pool_{32 * 16};  // a warp's lanes x the widest access
+  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<mem_request>> requests_;
+  std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
+  tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
+  unsigned memory_in_flight_ = 0;
+  sc_core::sc_event memory_news_;
+  sc_core::sc_time settled_at_ = sc_core::sc_max_time();
+  std::uint64_t generations_ = 0;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
