@@ -30,6 +30,19 @@ cat >"$WORK/contention.json" <<'EOF'
 }
 EOF
 
+# The same with LT generators that synchronise before each request (quantum 1): each call is
+# for the current cycle, and the memory grants the calls of a cycle in its arbiter's order.
+python3 - "$WORK/contention.json" "$WORK/contention_lt.json" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = "contention_lt"
+c["description"] = "two LT traffic generators (quantum 1) contending for two shared banks from cycle 0"
+for g in ("a", "b"):
+    c["modules"][g]["at"] = False
+    c["modules"][g]["quantum"] = 1
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+EOF
+
 check() {  # check NAME SCENARIO
   local name="$1" sc="$2"
   n=$((n + 1))
@@ -98,6 +111,7 @@ EOF
 }
 
 check contention "$WORK/contention.json"
+check contention_lt "$WORK/contention_lt.json"
 check shared_2way "$SRC/scenarios/memory/shared_2way.json"
 check vector_3ports "$SRC/scenarios/vector/average_vector_chained_3ports.json"
 check simt_two_level "$SRC/scenarios/simt/two_level.json"

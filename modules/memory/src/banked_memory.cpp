@@ -507,9 +507,22 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     ++errors_;
     return;
   }
-  const timing t = reserve(ps, gp, arrival_cycle(delay));
+  const std::uint64_t arrival = arrival_cycle(delay);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const auto caller = sc_core::sc_get_current_process_handle();
+  if (at_cycle(arrival) == now && caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_) {
+    // A call for the current cycle is granted with the other requests of the cycle, AT or
+    // LT, in the arbiter's order: the caller waits the delta cycle that takes.
+    lt_grant g;
+    at_pending_.push_back({arrival, port, at_seq_++, &gp, &g});
+    schedule_arbiter(arrival);
+    sc_core::wait(g.granted);
+    delay = at_cycle(g.t.done) - sc_core::sc_time_stamp();
+    return;
+  }
+  const timing t = reserve(ps, gp, arrival);
   move_data(gp);
-  delay = at_cycle(t.done) - sc_core::sc_time_stamp();
+  delay = at_cycle(t.done) - now;
 }
 
 // ---------------------------------------------------------------------------- AT
@@ -620,6 +633,12 @@ void banked_memory::arbitrate() {
 bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   tlm::tlm_generic_payload& gp = *r.gp;
   port_state& ps = *ports_[r.port];
+  if (r.lt) {  // an LT call waiting in b_transport: answered there
+    r.lt->t = reserve(ps, gp, r.arrival);
+    move_data(gp);
+    r.lt->granted.notify();
+    return false;
+  }
   const timing t = reserve(ps, gp, r.arrival);
   move_data(gp, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);

@@ -111,11 +111,17 @@ class banked_memory : public module {
   void schedule_arbiter(std::uint64_t cycle);
   sc_core::sc_time timed_wake_;  // the cycle of the arbiter's pending timed wake-up
   // AT requests waiting for their cycle; granted by (arrival cycle, port, sequence).
+  // An LT call for the current cycle, waiting in b_transport for its grant.
+  struct lt_grant {
+    sc_core::sc_event granted;
+    timing t;
+  };
   struct at_request {
     std::uint64_t arrival;
     unsigned port;
     std::uint64_t seq;
     tlm::tlm_generic_payload* gp;
+    lt_grant* lt = nullptr;  // set for an LT call
   };
   std::vector<at_request> at_pending_, batch_;
   bool grant_at(const at_request& r, std::uint64_t now);
