@@ -151,10 +151,12 @@ TEST_CASE("a memory port of the vector unit that stops answering: the scalar uni
                               Contains("b_transport through top.vpu.port0 never returned: "));
 }
 
-TEST_CASE("a TMA copy whose global reads never return: loader, warp and tma.load are named") {
+TEST_CASE("a TMA copy whose global reads never return: the loader names the read, the core the warp waiting on it") {
   const auto o = run(with_bridge("gmma/calibration_h100_sm.json", "tma.global", 4));
-  CHECK_THAT(o.r.message, Contains("b_transport through top.tma.global never returned: READ 0x") &&
-                              Contains("tma.load") && Contains("has not completed"));
+  CHECK_THAT(o.r.message, Contains("top.tma: load #1: global READ 0x") &&
+                              Contains("through top.tma.global: END_REQ never came") &&
+                              Contains("rows of load #1 still to land") && Contains("block 0 warp 0 at PC ") &&
+                              Contains("mbarrier.wait"));
 }
 
 TEST_CASE("a tensor core that never completes its handshake: the GMMA unit and the wgmma are named") {

@@ -486,38 +486,54 @@ loop:   add   r1, r1, 1
         setp.lt.s32 p0, r1, 20
         @p0 bra loop)" + eager_reader;
 
-// One simulation per process: each run goes in a child process, which writes the reader's
-// data and the stats to a file.
-json run_two_cores(const std::string& reader_name, unsigned quantum, const std::string& reader_kernel = late_reader) {
+// A second SIMT core, `name`, beside the workload's core `sm` of the base platform: it gets
+// a port of its own on `gmem` (banks shared by the ports), a small shared memory, and
+// `kernel` (one block of 32 threads).
+struct second_core {
+  std::string base = "simt/simt_base.json";
+  std::string workload_kernel = early_writer;
+  std::string name, kernel;
+  unsigned quantum = 1000;
+  std::uint64_t peek_at = 0x2000;  // 32 words of gmem returned as "data"
+};
+
+// One simulation per process: each run goes in a child process, which writes the words at
+// peek_at and the stats to a file.
+json run_second_core(const second_core& c) {
   const fs::path out = fs::temp_directory_path() / ("flynn-two-cores-" + std::to_string(::getpid()) + ".json");
   const pid_t child = ::fork();
   if (child == 0) {
     json result;
     try {
-      json reader = {{"type", "simt_core"}, {"quantum", quantum}};
-      json overrides = {
-          {"modules", {{"gmem", {{"shared_ports", 2}, {"multiported_banks", false}}}, {"sm", {{"quantum", quantum}}},
-                       {"smem2", {{"type", "banked_memory"}, {"size_bytes", 1024}, {"word_bytes", 4}, {"banks", 32}}},
-                       {reader_name, reader}}},
-          {"bindings", json::array({json::array({"sm.global", "gmem.port0"}), json::array({"sm.shared", "smem.port0"}),
-                                    json::array({reader_name + ".global", "gmem.port1"}),
-                                    json::array({reader_name + ".shared", "smem2.port0"})})}};
-      fixture f(early_writer, {{"grid", 1}, {"block", 32}}, overrides);
+      fixture f(c.workload_kernel, json::object(), {{"extends", std::string(FLYNN_SOURCE_DIR) + "/scenarios/" + c.base}});
+      json& d = f.sd.doc;
+      if (!d["workload"].contains("grid")) d["workload"]["grid"] = 1u;
+      if (!d["workload"].contains("block")) d["workload"]["block"] = 32u;
+      json& gmem = d["modules"]["gmem"];
+      const unsigned port = gmem.value("shared_ports", 1u);  // the new port: after the shared ones
+      REQUIRE(gmem.value("load_ports", 0u) + gmem.value("store_ports", 0u) == 0);
+      gmem["shared_ports"] = port + 1;
+      gmem["multiported_banks"] = false;
+      d["modules"]["sm"]["quantum"] = c.quantum;
+      d["modules"]["smem2"] = {{"type", "banked_memory"}, {"size_bytes", 1024u}, {"word_bytes", 4u}, {"banks", 32u}};
+      d["modules"][c.name] = {{"type", "simt_core"}, {"quantum", c.quantum}};
+      d["bindings"].push_back(json::array({c.name + ".global", "gmem.port" + std::to_string(port)}));
+      d["bindings"].push_back(json::array({c.name + ".shared", "smem2.port0"}));
       f.p = std::make_unique<flynn::platform>(f.sd, f.reg);
-      auto* core = dynamic_cast<flynn::simt_core*>(f.p->find(reader_name));
+      auto* core = dynamic_cast<flynn::simt_core*>(f.p->find(c.name));
       flynn::simt_launch l;
       l.grid = 1;
       l.block = 32;
-      core->load(flynn::simt::assemble(reader_kernel, "reader.s"), l);
+      core->load(flynn::simt::assemble(c.kernel, "second.s"), l);
       const auto r = f.p->simulate(1000000);
       result["message"] = r.message;
       result["failed"] = r.failed();
       std::array<std::uint32_t, 32> got{};
-      dynamic_cast<flynn::banked_memory*>(f.p->find("gmem"))->peek(0x2000, reinterpret_cast<unsigned char*>(got.data()),
+      dynamic_cast<flynn::banked_memory*>(f.p->find("gmem"))->peek(c.peek_at, reinterpret_cast<unsigned char*>(got.data()),
                                                                   sizeof got);
       result["data"] = got;
       result["gmem"] = f.stats("gmem");
-      result["reader"] = f.stats(reader_name);
+      result["second"] = f.stats(c.name);
     } catch (const std::exception& e) {
       result["message"] = e.what();
       result["failed"] = true;
@@ -531,6 +547,14 @@ json run_two_cores(const std::string& reader_name, unsigned quantum, const std::
   std::ifstream(out) >> result;
   fs::remove(out);
   return result;
+}
+
+json run_two_cores(const std::string& reader_name, unsigned quantum, const std::string& reader_kernel = late_reader) {
+  second_core c;
+  c.name = reader_name;
+  c.kernel = reader_kernel;
+  c.quantum = quantum;
+  return run_second_core(c);
 }
 }  // namespace
 
@@ -546,7 +570,7 @@ TEST_CASE("two cores on one memory: a load sees the stores of earlier cycles wha
       }
     }
     CHECK(before["gmem"] == after["gmem"]);
-    CHECK(before["reader"] == after["reader"]);
+    CHECK(before["second"] == after["second"]);
   }
 }
 
@@ -559,7 +583,51 @@ TEST_CASE("two cores contending for the same banks are granted in simulated-time
     REQUIRE_FALSE(after["failed"].get<bool>());
     CHECK(before["gmem"]["bank_conflicts"].get<std::uint64_t>() > 0);  // they do meet
     CHECK(before["gmem"] == after["gmem"]);
-    CHECK(before["reader"] == after["reader"]);
+    CHECK(before["second"] == after["second"]);
     CHECK(before["data"] == after["data"]);
+  }
+}
+
+// tma_copy.json's copy, started after a delay loop by a core running ahead of simulated time,
+// while a second core stores a word into row 60 of the source tensor early in the run: the
+// copy's rows are read at their cycles, after the store has landed, so the destination
+// receives the stored word, whichever core's process SystemC runs first.
+namespace {
+// tma_copy.s with a delay loop before its copy.
+std::string delayed_copy() {
+  std::ifstream in(std::string(FLYNN_SOURCE_DIR) + "/scenarios/gmma/kernels/tma_copy.s");
+  std::string text, line;
+  while (std::getline(in, line)) {
+    text += line + "\n";
+    if (line.find("@p0  exit") != std::string::npos)
+      text += "        mov   r9, 0\nloop:   add   r9, r9, 1\n        setp.lt.s32 p1, r9, 20\n   @p1  bra   loop\n";
+  }
+  REQUIRE(text.find("loop:") != std::string::npos);
+  return text;
+}
+const char* early_store = R"(
+        mov   r1, %tid
+        setp.ne.s32 p0, r1, 0
+   @p0  exit
+        mov   r6, 7680                  ; row 60 of tensor 0 (128 bytes a row)
+        mov   r7, 12345
+        st.global.32 [r6], r7
+        exit
+)";
+}  // namespace
+
+TEST_CASE("tma.load reads global memory at its cycles: it sees another core's earlier store") {
+  const std::string copy = delayed_copy();
+  for (const char* name : {"a_store", "z_store"}) {
+    second_core c;
+    c.base = "gmma/tma_copy.json";
+    c.workload_kernel = copy;
+    c.name = name;
+    c.kernel = early_store;
+    c.peek_at = 8192 + 7680;  // row 60 of the destination tensor
+    const json r = run_second_core(c);
+    INFO(name << ": " << r["message"].get<std::string>());
+    REQUIRE_FALSE(r["failed"].get<bool>());
+    CHECK(r["data"][0] == 12345);
   }
 }

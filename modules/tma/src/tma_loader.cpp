@@ -47,6 +47,7 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   shared.bind(*this);
   link.bind(*this);
   SC_THREAD(writer);
+  SC_THREAD(reader);
   stats_.add("copies", copies_, "copies", "bulk tensor copies");
   stats_.add("rows", rows_, "rows", "box rows moved");
   stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
@@ -100,7 +101,6 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   const std::uint64_t row = d.row_bytes();
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-  std::vector<unsigned char> buf(row);
   std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
   const std::uint64_t first_row = t;
   std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
@@ -113,35 +113,28 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
       if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
       else addr += static_cast<std::uint64_t>(x) * d.strides[k];
     }
-    std::fill(buf.begin(), buf.end(), 0);
+    // The row is read from global memory at cycle t by the reader, and goes to shared
+    // memory at its offset in the box, through the swizzle, when it lands (the writer).
+    row_read rr;
+    rr.t = t;
     const std::int64_t lo = std::max<std::int64_t>(coords[0], 0);
     const std::int64_t hi = std::min<std::int64_t>(coords[0] + d.box[0], static_cast<std::int64_t>(d.dims[0]));
-    std::uint64_t landed = t;
     if (inside && lo < hi) {
-      const std::uint64_t off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
-      const unsigned len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
-      if (auto e = transfer(global, tlm::TLM_READ_COMMAND, addr + static_cast<std::uint64_t>(lo) * d.elem_bytes,
-                            buf.data() + off, len, t, landed);
-          !e.empty())
-        return e;
-      ++global_requests_;
-      oob_bytes_ += row - len;
-    } else {
-      oob_bytes_ += row;
+      rr.off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
+      rr.len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
+      rr.addr = addr + static_cast<std::uint64_t>(lo) * d.elem_bytes;
     }
+    oob_bytes_ += row - rr.len;
     in_flight_[t] += static_cast<std::int64_t>(row);
-    // The row goes to shared memory at its offset in the box, through the swizzle, when it
-    // lands; the writer does that at that cycle.
-    landing_row lr;
-    lr.at = landed;
+    landing_row& lr = rr.row;
     lr.smem_addr = smem_addr + r * row;
     if (d.swizzle != swizzle_mode::none)
       for (std::uint64_t c = 0; c < row; c += 16) lr.chunks.push_back(smem_addr + swizzle_offset(r * row + c, d.swizzle));
-    lr.data = buf;
+    lr.data.assign(row, 0);
     lr.bar = &bar;
     lr.copy = copies_.value();
-    landing_.push_back(std::move(lr));
-    landing_ev_.notify(sc_core::SC_ZERO_TIME);
+    to_read_.push_back(std::move(rr));
+    ++rows_left_[copies_.value()];
     for (unsigned k = 1; k < d.rank; ++k) {  // next row: odometer over the box dimensions
       if (++idx[k] < d.box[k]) break;
       idx[k] = 0;
@@ -149,6 +142,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   }
   next_issue_ = t;
   copy_first_row_[copies_.value()] = first_row;
+  to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
                               std::to_string(first_row));
@@ -181,26 +175,117 @@ void tma_loader::writer() {
     }
     const std::uint64_t copy = lr.copy;
     landing_.pop_front();
-    if (landing_.empty() || landing_.front().copy != copy) {  // the copy's last row
+    if (--rows_left_[copy] == 0) {  // the copy's last row
       if (timeline_)
         timeline_->span(name(), "tma.load", "load", copy, cycles(copy_first_row_[copy]), cycles(done));
       copy_first_row_.erase(copy);
+      rows_left_.erase(copy);
     }
     progress_ev_.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
+// Global reads of the rows, each at its cycle, as AT requests (one BEGIN_REQ at a time: the
+// next goes out once the previous one's END_REQ has come). The memory grants them in
+// simulated-time order with everyone else's and answers with the data as they are at the
+// cycles it reads them; the row is handed to the writer when the response comes. Rows
+// wholly outside the tensor read nothing and land at their cycle.
+void tma_loader::reader() {
+  for (;;) {
+    while (to_read_.empty()) wait(to_read_ev_);
+    const sc_core::sc_time when = cycles(to_read_.front().t);
+    if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
+    while (request_open_) wait(end_req_ev_);
+    row_read rr = std::move(to_read_.front());
+    to_read_.pop_front();
+    if (rr.len == 0) {
+      rr.row.at = to_cycles_ceil(sc_core::sc_time_stamp());
+      land(std::move(rr.row));
+      continue;
+    }
+    tlm::tlm_generic_payload* gp = pool_.allocate();
+    gp->set_command(tlm::TLM_READ_COMMAND);
+    gp->set_address(rr.addr);
+    gp->set_data_ptr(rr.row.data.data() + rr.off);
+    gp->set_data_length(rr.len);
+    gp->set_streaming_width(rr.len);
+    gp->set_byte_enable_ptr(nullptr);
+    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    reading_.emplace(gp, std::move(rr));
+    ++global_requests_;
+    request_open_ = gp;
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum r = global->nb_transport_fw(*gp, ph, delay);
+    if (r == tlm::TLM_ACCEPTED) continue;  // END_REQ comes on the backward path
+    if (request_open_ == gp) request_open_ = nullptr;
+    if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP))
+      row_read_done(gp, sc_core::sc_time_stamp() + delay);
+  }
+}
+
+tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) {
+  if (reading_.count(&gp) == 0) {
+    fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
+    return tlm::TLM_COMPLETED;
+  }
+  if (ph == tlm::END_REQ || ph == tlm::BEGIN_RESP) {
+    if (request_open_ == &gp) {  // BEGIN_RESP is an implicit END_REQ
+      request_open_ = nullptr;
+      end_req_ev_.notify();
+    }
+    if (ph == tlm::END_REQ) return tlm::TLM_ACCEPTED;
+    row_read_done(&gp, sc_core::sc_time_stamp() + delay);
+    return tlm::TLM_COMPLETED;  // no END_RESP needed
+  }
+  fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
+  return tlm::TLM_COMPLETED;
+}
+
+// A row's global read has its response: the row lands then (the writer takes it on).
+void tma_loader::row_read_done(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
+  auto node = reading_.extract(gp);
+  row_read& rr = node.mapped();
+  if (gp->get_response_status() != tlm::TLM_OK_RESPONSE) {
+    fault("load #" + std::to_string(rr.row.copy) + ": global read at " + hex(rr.addr) + ": " + gp->get_response_string());
+    gp->release();
+    return;
+  }
+  gp->release();
+  rr.row.at = to_cycles_ceil(at);
+  land(std::move(rr.row));
+}
+
+void tma_loader::land(landing_row&& row) {
+  landing_.push_back(std::move(row));
+  landing_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
 bool tma_loader::writing_to(std::uint64_t lo, std::uint64_t hi) const {
+  const auto overlaps = [lo, hi](const landing_row& r) { return r.smem_addr < hi && r.smem_addr + r.data.size() > lo; };
   for (const landing_row& r : landing_)
-    if (r.smem_addr < hi && r.smem_addr + r.data.size() > lo) return true;
+    if (overlaps(r)) return true;
+  for (const row_read& r : to_read_)
+    if (overlaps(r.row)) return true;
+  for (const auto& [gp, r] : reading_)
+    if (overlaps(r.row)) return true;
   return false;
 }
 
 std::string tma_loader::pending_work() const {
-  if (landing_.empty()) return {};
-  return std::to_string(landing_.size()) + " rows of load #" + std::to_string(landing_.front().copy) +
-         (landing_.back().copy != landing_.front().copy ? " and later loads" : "") + " still to land, the next at cycle " +
-         std::to_string(landing_.front().at);
+  if (!in_progress()) return {};
+  std::string s;
+  if (request_open_) {
+    const row_read& r = reading_.at(request_open_);
+    s = "load #" + std::to_string(r.row.copy) + ": global READ " + hex(r.addr) + " (" + std::to_string(r.len) +
+        " bytes) through " + global.name() + ": END_REQ never came; ";
+  } else if (!reading_.empty()) {
+    s = std::to_string(reading_.size()) + " global reads awaiting their response; ";
+  }
+  const std::size_t rows = landing_.size() + to_read_.size() + reading_.size();
+  const std::uint64_t first = !rows_left_.empty() ? rows_left_.begin()->first : 0;
+  return s + std::to_string(rows) + " rows of load #" + std::to_string(first) +
+         (rows_left_.size() > 1 ? " and later loads" : "") + " still to land";
 }
 
 std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,

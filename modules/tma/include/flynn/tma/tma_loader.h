@@ -10,8 +10,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <vector>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -21,6 +22,7 @@
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/swizzle.h"
 #include "flynn/tma/tma_if.h"
+#include "flynn/tlm/memory_manager.h"
 
 namespace flynn {
 
@@ -72,7 +74,7 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   void finish() override;
   // Cycle by which every copy issued so far has landed.
   std::uint64_t busy_until() const override { return busy_until_; }
-  bool in_progress() const override { return !landing_.empty(); }
+  bool in_progress() const override { return !landing_.empty() || !to_read_.empty() || !reading_.empty(); }
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   bool writing_to(std::uint64_t lo, std::uint64_t hi) const override;
   std::string pending_work() const override;
@@ -80,9 +82,7 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   void attach_trace(trace_sink& sink) override;
 
  private:
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) override;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
   std::string transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
                        unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
@@ -99,6 +99,21 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   };
   void writer();  // writes landing rows in order, each at its cycle
   std::deque<landing_row> landing_;
+  // A row to read from global memory at cycle t (len 0: outside the tensor, nothing to read).
+  struct row_read {
+    std::uint64_t t = 0, addr = 0, off = 0;
+    unsigned len = 0;
+    landing_row row;  // its data fill in as the read answers
+  };
+  void reader();  // sends the global reads, each at its cycle
+  void row_read_done(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
+  void land(landing_row&& row);
+  std::deque<row_read> to_read_;
+  std::unordered_map<tlm::tlm_generic_payload*, row_read> reading_;  // sent, not answered yet
+  tlm::tlm_generic_payload* request_open_ = nullptr;                 // waiting for its END_REQ
+  payload_pool pool_{0};                                              // the rows hold the data
+  sc_core::sc_event to_read_ev_, end_req_ev_;
+  std::map<std::uint64_t, unsigned> rows_left_;  // by copy: rows not yet in shared memory
   std::map<std::uint64_t, std::uint64_t> copy_first_row_;  // copies still landing: first row's cycle
   sc_core::sc_event landing_ev_, progress_ev_;
 
