@@ -79,7 +79,7 @@ struct simt_core::warp {
   std::array<std::uint64_t, simt::num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
-  std::uint64_t tma_stores_done = 0;                     // its tma.store copies have completed
+  std::uint64_t tma_last_store = 0;                      // its last tma.store copy (0: none)
   std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
@@ -881,13 +881,13 @@ std::uint64_t simt_core::execute_async(warp& w, const simt::instr& in, std::uint
         }
         std::array<std::int64_t, 5> coords{};
         for (unsigned k = 0; k < d.rank; ++k) coords[k] = static_cast<std::int32_t>(w.r[l][in.rc + k]);
-        std::uint64_t written = t;
-        const std::string e = tma->store(d, coords, blocks_[w.block].shared_base + src, t + p_.lat_lsu, written);
+        std::uint64_t id = 0;
+        const std::string e = tma->store(d, coords, blocks_[w.block].shared_base + src, t + p_.lat_lsu, id);
         if (!e.empty()) {
           set_fault(w, l, "tma.store: " + e);
           return t;
         }
-        w.tma_stores_done = std::max(w.tma_stores_done, written);
+        w.tma_last_store = id;  // the loader finishes its stores in order
         ++tma_stores_;
       }
       return done;
@@ -1295,7 +1295,10 @@ void simt_core::run() {
     if (!w.stack.empty()) {
       const auto& in = kernel_.code[w.stack.back().pc];
       if (in.code == op::mbar_wait || in.code == op::wgmma_wait) r = std::max(r, async_ready(w, in));
-      if (in.code == op::tma_wait) r = std::max(r, w.tma_stores_done);
+      if (in.code == op::tma_wait && w.tma_last_store) {  // its stores' completion, once known
+        const std::uint64_t done = tma->store_done(w.tma_last_store);
+        r = std::max(r, done == tma_if::unknown_store ? unknown_cycle : done);
+      }
     }
     return r;
   };

@@ -198,6 +198,10 @@ void tma_loader::reader() {
     while (request_open_) wait(end_req_ev_);
     row_read rr = std::move(to_read_.front());
     to_read_.pop_front();
+    if (rr.store) {
+      store_row(rr);
+      continue;
+    }
     if (rr.len == 0) {
       rr.row.at = to_cycles_ceil(sc_core::sc_time_stamp());
       land(std::move(rr.row));
@@ -266,7 +270,7 @@ bool tma_loader::writing_to(std::uint64_t lo, std::uint64_t hi) const {
   for (const landing_row& r : landing_)
     if (overlaps(r)) return true;
   for (const row_read& r : to_read_)
-    if (overlaps(r.row)) return true;
+    if (!r.store && overlaps(r.row)) return true;
   for (const auto& [gp, r] : reading_)
     if (overlaps(r.row)) return true;
   return false;
@@ -282,45 +286,46 @@ std::string tma_loader::pending_work() const {
   } else if (!reading_.empty()) {
     s = std::to_string(reading_.size()) + " global reads awaiting their response; ";
   }
-  const std::size_t rows = landing_.size() + to_read_.size() + reading_.size();
-  const std::uint64_t first = !rows_left_.empty() ? rows_left_.begin()->first : 0;
-  return s + std::to_string(rows) + " rows of load #" + std::to_string(first) +
+  std::size_t store_rows = 0;
+  for (const row_read& r : to_read_) store_rows += r.store != 0;
+  const std::size_t rows = landing_.size() + to_read_.size() - store_rows + reading_.size();
+  if (rows)
+    s += std::to_string(rows) + " rows of load #" + std::to_string(rows_left_.begin()->first) +
          (rows_left_.size() > 1 ? " and later loads" : "") + " still to land";
+  if (store_rows)
+    s += std::string(rows ? "; " : "") + std::to_string(store_rows) + " rows of store #" +
+         std::to_string(stores_finished_ + 1) + (store_first_row_.size() > 1 ? " and later stores" : "") +
+         " still to write";
+  return s;
 }
 
 std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
-                              std::uint64_t smem_addr, std::uint64_t start, std::uint64_t& done_at) {
+                              std::uint64_t smem_addr, std::uint64_t start, std::uint64_t& id) {
   if (const std::string e = d.validate(); !e.empty()) return "invalid tensor descriptor: " + e;
   if (d.swizzle != swizzle_mode::none && smem_addr % 1024)
     return "shared address " + hex(smem_addr) + ": expected 1024-byte alignment for a swizzled layout";
   if (smem_addr % 16) return "shared address " + hex(smem_addr) + ": expected 16-byte alignment";
   ++stores_;
+  id = stores_.value();
   const std::uint64_t row = d.row_bytes();
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-  std::vector<unsigned char> buf(row);
   std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
-  const std::uint64_t first_row = t;
+  store_first_row_[id] = {t, rows * row};
   std::array<std::uint32_t, 5> idx{};
-  done_at = t;
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
-    // Shared read of the row (through the swizzle), then the part inside the tensor to global.
+    // The row is read from shared memory (through the swizzle) at cycle t, and the part inside
+    // the tensor written to global memory when the read is back (the reader does both).
+    row_read rr;
+    rr.t = t;
+    rr.store = id;
+    rr.last = r + 1 == rows;
     const std::uint64_t box_off = r * row;
-    std::uint64_t read = t;
-    if (d.swizzle == swizzle_mode::none) {
-      if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, smem_addr + box_off, buf.data(), static_cast<unsigned>(row), t,
-                            read);
-          !e.empty())
-        return e;
-    } else {
-      std::vector<std::uint64_t> chunks;
-      for (std::uint64_t c = 0; c < row; c += 16) chunks.push_back(smem_addr + swizzle_offset(box_off + c, d.swizzle));
-      if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, chunks.front(), buf.data(), static_cast<unsigned>(row), t, read,
-                            &chunks);
-          !e.empty())
-        return e;
-    }
-    ++shared_requests_;
+    rr.row.smem_addr = smem_addr + box_off;
+    if (d.swizzle != swizzle_mode::none)
+      for (std::uint64_t c = 0; c < row; c += 16) rr.row.chunks.push_back(smem_addr + swizzle_offset(box_off + c, d.swizzle));
+    rr.row.data.assign(row, 0);
+    rr.row.copy = id;
     bool inside = true;
     std::uint64_t addr = d.global_base;
     for (unsigned k = 1; k < d.rank; ++k) {
@@ -330,32 +335,66 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
     }
     const std::int64_t lo = std::max<std::int64_t>(coords[0], 0);
     const std::int64_t hi = std::min<std::int64_t>(coords[0] + d.box[0], static_cast<std::int64_t>(d.dims[0]));
-    std::uint64_t written = read;
     if (inside && lo < hi) {  // elements outside the tensor are not written
-      const std::uint64_t off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
-      const unsigned len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
-      if (auto e = transfer(global, tlm::TLM_WRITE_COMMAND, addr + static_cast<std::uint64_t>(lo) * d.elem_bytes,
-                            buf.data() + off, len, read, written);
-          !e.empty())
-        return e;
-      ++global_requests_;
-      bytes_stored_ += len;
+      rr.off = static_cast<std::uint64_t>(lo - coords[0]) * d.elem_bytes;
+      rr.len = static_cast<unsigned>((hi - lo) * d.elem_bytes);
+      rr.addr = addr + static_cast<std::uint64_t>(lo) * d.elem_bytes;
     }
     in_flight_[t] += static_cast<std::int64_t>(row);
-    in_flight_[written] -= static_cast<std::int64_t>(row);
-    ++rows_;
-    done_at = std::max(done_at, written);
-    busy_until_ = std::max(busy_until_, written);
+    to_read_.push_back(std::move(rr));
     for (unsigned k = 1; k < d.rank; ++k) {
       if (++idx[k] < d.box[k]) break;
       idx[k] = 0;
     }
   }
-  if (timeline_)
-    timeline_->span(name(), "tma.store", "store " + std::to_string(rows * row) + " B", stores_.value(), cycles(first_row),
-                    cycles(done_at));
+  store_done_[id] = 0;
   next_issue_ = t;
+  to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   return {};
+}
+
+// A store's row at its cycle: read from shared memory, then its part inside the tensor written
+// to global memory when the read's data are back (LT, each call for its cycle).
+void tma_loader::store_row(row_read& rr) {
+  const std::uint64_t t = to_cycles_ceil(sc_core::sc_time_stamp());
+  const auto row = static_cast<unsigned>(rr.row.data.size());
+  std::uint64_t read = t;
+  if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, rr.row.chunks.empty() ? rr.row.smem_addr : rr.row.chunks.front(),
+                        rr.row.data.data(), row, t, read, rr.row.chunks.empty() ? nullptr : &rr.row.chunks);
+      !e.empty()) {
+    fault("store #" + std::to_string(rr.store) + ": " + e);
+    return;
+  }
+  ++shared_requests_;
+  std::uint64_t written = read;
+  if (rr.len) {
+    if (auto e = transfer(global, tlm::TLM_WRITE_COMMAND, rr.addr, rr.row.data.data() + rr.off, rr.len, read, written);
+        !e.empty()) {
+      fault("store #" + std::to_string(rr.store) + ": " + e);
+      return;
+    }
+    ++global_requests_;
+    bytes_stored_ += rr.len;
+  }
+  in_flight_[written] -= static_cast<std::int64_t>(row);
+  ++rows_;
+  std::uint64_t& done = store_done_[rr.store];
+  done = std::max({done, written, t});
+  busy_until_ = std::max(busy_until_, written);
+  if (rr.last) {
+    stores_finished_ = rr.store;
+    if (timeline_)
+      timeline_->span(name(), "tma.store", "store " + std::to_string(store_first_row_[rr.store].second) + " B", rr.store,
+                      cycles(store_first_row_[rr.store].first), cycles(done));
+    store_first_row_.erase(rr.store);
+    progress_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+std::uint64_t tma_loader::store_done(std::uint64_t id) const {
+  if (id > stores_finished_) return unknown_store;
+  const auto it = store_done_.find(id);
+  return it == store_done_.end() ? 0 : it->second;
 }
 
 void tma_loader::finish() {

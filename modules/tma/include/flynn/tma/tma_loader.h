@@ -67,14 +67,18 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   std::string load(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
                    std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) override;
   // Copies the box at `coords` from shared memory at `smem_addr` (same layout as load) to
-  // the tensor in global memory; elements outside the tensor are not written. `done` is the
-  // cycle the last byte is written. Returns "" or a fault.
+  // the tensor in global memory; elements outside the tensor are not written. Each row is
+  // read from shared memory at its cycle and written to global memory when the read is back;
+  // store_done(id) gives the cycle of the last write once made. Returns "" or a fault.
   std::string store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords, std::uint64_t smem_addr,
-                    std::uint64_t start, std::uint64_t& done) override;
+                    std::uint64_t start, std::uint64_t& id) override;
+  std::uint64_t store_done(std::uint64_t id) const override;
   void finish() override;
   // Cycle by which every copy issued so far has landed.
   std::uint64_t busy_until() const override { return busy_until_; }
-  bool in_progress() const override { return !landing_.empty() || !to_read_.empty() || !reading_.empty(); }
+  bool in_progress() const override {
+    return !landing_.empty() || !to_read_.empty() || !reading_.empty() || stores_finished_ < stores_.value();
+  }
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   bool writing_to(std::uint64_t lo, std::uint64_t hi) const override;
   std::string pending_work() const override;
@@ -99,12 +103,21 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   };
   void writer();  // writes landing rows in order, each at its cycle
   std::deque<landing_row> landing_;
-  // A row to read from global memory at cycle t (len 0: outside the tensor, nothing to read).
+  // A row to read from global memory at cycle t (len 0: outside the tensor, nothing to read),
+  // or for a store (store > 0) a row to read from shared memory at row.smem_addr (row.chunks
+  // when swizzled) at cycle t and write to global memory at addr (len bytes from offset off).
   struct row_read {
     std::uint64_t t = 0, addr = 0, off = 0;
     unsigned len = 0;
     landing_row row;  // its data fill in as the read answers
+    std::uint64_t store = 0;  // the store's number (stores_), 0 for a load
+    bool last = false;        // the store's last row
   };
+  void store_row(row_read& rr);
+  std::map<std::uint64_t, std::uint64_t> store_done_;  // by store number: last write so far, or the end
+  std::uint64_t stores_finished_ = 0;                  // stores 1 .. this have all rows written
+  // Stores in progress: their first row's cycle and bytes (timeline).
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> store_first_row_;
   void reader();  // sends the global reads, each at its cycle
   void row_read_done(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
   void land(landing_row&& row);
