@@ -20,6 +20,14 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 sed 's/wgmma.wait_group 1 /wgmma.wait_group 3 /' "$SRC/scenarios/gmma/kernels/gemm_tma_gmma.s" \
   >"$WORK/k_gemm_early_release.s"
 grep -q "wgmma.wait_group 3 " "$WORK/k_gemm_early_release.s" || { echo "FAIL the GEMM kernel's wait_group 1 was not found"; exit 1; }
+# - k_tma_store_source_overwritten.s: tma_copy.s with a race: right after the tma.store the
+#   thread overwrites the first word of the store's source in shared memory, before tma.wait.
+#   The copy reads its rows from shared memory at their own cycles, after the overwrite has
+#   landed, so global memory receives the new word; the golden interpreter, which copies at
+#   the tma.store, has the old one.
+sed 's/^\( *tma.store \[r5\], 1, r3\)$/\1\n        mov   r6, 12345\n        st.shared.32 [r5], r6/' \
+  "$SRC/scenarios/gmma/kernels/tma_copy.s" >"$WORK/k_tma_store_source_overwritten.s"
+grep -q "st.shared.32" "$WORK/k_tma_store_source_overwritten.s" || { echo "FAIL tma_copy.s's tma.store was not found"; exit 1; }
 fail=0
 n=0
 while IFS='|' read -r name args fragments; do
