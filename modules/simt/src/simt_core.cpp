@@ -40,7 +40,7 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"lat_branch", "cycles", "branch, barrier and exit"}, lat_branch, 1, 1000);
   param(v, {"lat_lsu", "cycles", "load/store unit: address generation, and write-back after the data"}, lat_lsu, 0, 1000);
   param(v, {"segment_bytes", "B", "global-memory coalescing segment (power of two)"}, segment_bytes, 4, 4096);
-  param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
+  param(v, {"quantum", "cycles", "temporal decoupling: cycles the core may run ahead of simulated time (less while memory accesses or asynchronous copies are in flight)"}, quantum, 1, 1u << 30);
   param(v, {"max_instructions", "instructions", "runaway guard: more warp instructions than this is a fault"},
         max_instructions, 1, std::uint64_t(1) << 40);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
