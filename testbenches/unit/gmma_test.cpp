@@ -18,15 +18,21 @@ banked_memory::params smem_params() {
   p.bank_busy = 1;
   return p;
 }
+
+// The warp generation: 32 threads, operands from registers, m16 n8 k16 instructions.
+mma_engine::params warp_generation() {
+  mma_engine::params p;
+  p.scope_threads = 32;
+  p.operands = operand_path::registers;
+  p.instr_m = 16;
+  p.instr_n = 8;
+  p.instr_k = 16;
+  return p;
+}
 }  // namespace
 
 TEST_CASE("the warpgroup generation streams MMAs at least twice as fast as the warp generation") {
-  mma_engine::params warp;
-  warp.scope_threads = 32;
-  warp.operands = operand_path::registers;
-  warp.instr_m = 16;
-  warp.instr_n = 8;
-  warp.instr_k = 16;
+  mma_engine::params warp = warp_generation();
   warp.k = 256;
   mma_engine::params group = warp;
   group.scope_threads = 128;
@@ -80,12 +86,7 @@ TEST_CASE("a wider warp instruction halves the instructions and the A fragment r
   // Warp generation, 16 x 8 x 16 vs 16 x 16 x 16: per warp and K block 8 or 4 instructions,
   // each reading A (16 x 16 fp16: 4 registers of 32 lanes x 4 B) and its B columns (8 or 16
   // x 16 fp16: 2 or 4 registers). B is read once either way; A once per instruction.
-  mma_engine::params narrow;
-  narrow.scope_threads = 32;
-  narrow.operands = operand_path::registers;
-  narrow.instr_m = 16;
-  narrow.instr_n = 8;
-  narrow.instr_k = 16;
+  const mma_engine::params narrow = warp_generation();
   mma_engine::params wide = narrow;
   wide.instr_n = 16;
   banked_memory m1("m1", smem_params()), m2("m2", smem_params());
