@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "flynn/common/format.h"
+#include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
@@ -580,17 +581,12 @@ void simt_core::send_requests(unsigned port) {
     mem_request& rq = *requests_.at(gp);
     const sc_core::sc_time at = cycles(rq.arrival), now = sc_core::sc_time_stamp();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
     awaiting_end_req_[port] = gp;
-    const tlm::tlm_sync_enum r = sock->nb_transport_fw(*gp, ph, delay);
-    if (r == tlm::TLM_ACCEPTED) continue;  // END_REQ comes on the backward path
-    if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
-      if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
-      continue;
-    }
-    if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;  // BEGIN_RESP or COMPLETED: request over
-    if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP))
-      complete_memory(gp, sc_core::sc_time_stamp() + delay);
+    const begin_request_answer a = begin_request(sock, *gp, delay);
+    if (a == begin_request_answer::request_open) continue;
+    if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
+    if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
+    if (a == begin_request_answer::responded) complete_memory(gp, sc_core::sc_time_stamp() + delay);
   }
 }
 
@@ -628,22 +624,17 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   const simt::instr& in = *mo.in;
   const bool store = in.code == op::st;
   mo.done = std::max(mo.done, to_cycles_ceil(at));
-  const char* space = in.sp == simt::space::shared ? "shared" : "global";
-  if (gp->get_response_status() != tlm::TLM_OK_RESPONSE) {
-    if (mo.failure.empty() || rq.group < mo.failed_group) {
-      mo.failed_group = rq.group;
-      mo.failed_lane = rq.lanes.front();
-      mo.failure = std::string(space) + " access at " + hex(rq.ext.address[0] - (in.sp == simt::space::shared ? blocks_[mo.block].shared_base : 0)) +
-                   ": " + gp->get_response_string();
-    }
-  } else if (!rq.ext.acknowledged) {  // a target that moved data_length bytes from one address
-    if (mo.failure.empty() || rq.group < mo.failed_group) {
-      mo.failed_group = rq.group;
-      mo.failed_lane = rq.lanes.front();
-      mo.failure = std::string(space) + " access at " + hex(rq.ext.address[0] - (in.sp == simt::space::shared ? blocks_[mo.block].shared_base : 0)) +
-                   ": the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as "
-                   "banked_memory)";
-    }
+  std::string why;
+  if (gp->get_response_status() != tlm::TLM_OK_RESPONSE)
+    why = gp->get_response_string();
+  else if (!rq.ext.acknowledged)  // a target that moved data_length bytes from one address
+    why = "the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as banked_memory)";
+  if (!why.empty() && (mo.failure.empty() || rq.group < mo.failed_group)) {  // the first failing group's
+    const bool sh = in.sp == simt::space::shared;
+    mo.failed_group = rq.group;
+    mo.failed_lane = rq.lanes.front();
+    mo.failure = std::string(sh ? "shared" : "global") + " access at " +
+                 hex(rq.ext.address[0] - (sh ? blocks_[mo.block].shared_base : 0)) + ": " + why;
   }
   warp& w = *mo.w;
   const bool same_warp = w.generation == mo.generation;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "flynn/common/format.h"
+#include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
@@ -134,14 +135,13 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     lr.bar = &bar;
     lr.copy = copies_.value();
     to_read_.push_back(std::move(rr));
-    ++rows_left_[copies_.value()];
     for (unsigned k = 1; k < d.rank; ++k) {  // next row: odometer over the box dimensions
       if (++idx[k] < d.box[k]) break;
       idx[k] = 0;
     }
   }
   next_issue_ = t;
-  copy_first_row_[copies_.value()] = first_row;
+  loads_[copies_.value()] = {first_row, rows};
   to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
@@ -175,11 +175,10 @@ void tma_loader::writer() {
     }
     const std::uint64_t copy = lr.copy;
     landing_.pop_front();
-    if (--rows_left_[copy] == 0) {  // the copy's last row
-      if (timeline_)
-        timeline_->span(name(), "tma.load", "load", copy, cycles(copy_first_row_[copy]), cycles(done));
-      copy_first_row_.erase(copy);
-      rows_left_.erase(copy);
+    load_progress& lp = loads_.at(copy);
+    if (--lp.rows_left == 0) {  // the copy's last row
+      if (timeline_) timeline_->span(name(), "tma.load", "load", copy, cycles(lp.first_row), cycles(done));
+      loads_.erase(copy);
     }
     progress_ev_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -218,13 +217,12 @@ void tma_loader::reader() {
     reading_.emplace(gp, std::move(rr));
     ++global_requests_;
     request_open_ = gp;
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const tlm::tlm_sync_enum r = global->nb_transport_fw(*gp, ph, delay);
-    if (r == tlm::TLM_ACCEPTED) continue;  // END_REQ comes on the backward path
+    const begin_request_answer a = begin_request(global, *gp, delay);
+    if (a == begin_request_answer::request_open) continue;
     if (request_open_ == gp) request_open_ = nullptr;
-    if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP))
-      row_read_done(gp, sc_core::sc_time_stamp() + delay);
+    if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
+    if (a == begin_request_answer::responded) row_read_done(gp, sc_core::sc_time_stamp() + delay);
   }
 }
 
@@ -290,8 +288,8 @@ std::string tma_loader::pending_work() const {
   for (const row_read& r : to_read_) store_rows += r.store != 0;
   const std::size_t rows = landing_.size() + to_read_.size() - store_rows + reading_.size();
   if (rows)
-    s += std::to_string(rows) + " rows of load #" + std::to_string(rows_left_.begin()->first) +
-         (rows_left_.size() > 1 ? " and later loads" : "") + " still to land";
+    s += std::to_string(rows) + " rows of load #" + std::to_string(loads_.begin()->first) +
+         (loads_.size() > 1 ? " and later loads" : "") + " still to land";
   if (store_rows)
     s += std::string(rows ? "; " : "") + std::to_string(store_rows) + " rows of store #" +
          std::to_string(stores_finished_ + 1) + (store_first_row_.size() > 1 ? " and later stores" : "") +

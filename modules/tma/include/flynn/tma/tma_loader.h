@@ -126,8 +126,11 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   tlm::tlm_generic_payload* request_open_ = nullptr;                 // waiting for its END_REQ
   payload_pool pool_{0};                                              // the rows hold the data
   sc_core::sc_event to_read_ev_, end_req_ev_;
-  std::map<std::uint64_t, unsigned> rows_left_;  // by copy: rows not yet in shared memory
-  std::map<std::uint64_t, std::uint64_t> copy_first_row_;  // copies still landing: first row's cycle
+  struct load_progress {
+    std::uint64_t first_row = 0;  // its first row's cycle (timeline)
+    std::uint64_t rows_left = 0;  // rows not yet in shared memory
+  };
+  std::map<std::uint64_t, load_progress> loads_;  // loads still landing, by copy number
   sc_core::sc_event landing_ev_, progress_ev_;
 
   params p_;
