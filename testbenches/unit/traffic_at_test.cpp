@@ -17,6 +17,8 @@
 #include <tlm>
 
 #include "flynn/platform/stats_writer.h"
+#include "flynn/platform/simt_asm.h"
+#include "flynn/simt/simt_core.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
 #include "flynn/tlm/protocol_checker.h"
@@ -658,3 +660,53 @@ TEST_CASE("AT: a target that begins a response while another awaits END_RESP is 
              Contains("gen: target eager broke the TLM-2.0 base protocol: BEGIN_RESP for request 0 (read of 8 B at 0x0, "
                       "cycle 0) before END_RESP of request 1 (read of 8 B at 0x8, cycle 1): the response exclusion rule"));
 }
+
+// The SIMT core's load/store unit against the same target: every legal answer to its
+// BEGIN_REQ (the response on the return path, TLM_COMPLETED, BEGIN_RESP on the backward path
+// only, out-of-order completion) gives the right data, with no rule broken on either side.
+namespace {
+void simt_core_against(answer how) {
+  flynn::simt_core::params p;
+  flynn::simt_core core("sm", p);
+  lrm_target global("global_memory", how, 4096), shared("shared_memory", answer::completed, 1024);
+  flynn::protocol_checker checker("checker");
+  checker.warnings = false;
+  core.global.bind(checker.target);
+  checker.initiator.bind(global.socket);
+  core.shared.bind(shared.socket);
+  flynn::simt_launch l;
+  l.grid = 1;
+  l.block = 64;
+  core.load(flynn::simt::assemble(R"(
+        mov   r2, %tid
+        shl   r3, r2, 2
+        ld.global.32 r4, [r3]
+        add   r4, r4, 1
+        add   r5, r3, 2048
+        st.global.32 [r5], r4
+        exit
+)", "k.s"), l);
+  const std::vector<unsigned char> initial = global.mem;
+  sc_core::sc_start();
+  std::string errors;
+  for (const auto& e : global.errors) errors += e + "\n";
+  INFO(checker.report() << errors);
+  CHECK(checker.violations() == 0);
+  CHECK(global.errors.empty());
+  CHECK(global.idle());
+  for (unsigned i = 0; i < 64; ++i) {
+    std::uint32_t in = 0, out = 0;
+    std::memcpy(&in, &initial[4 * i], 4);
+    std::memcpy(&out, &global.mem[2048 + 4 * i], 4);
+    INFO("thread " << i);
+    CHECK(out == in + 1);
+  }
+}
+}  // namespace
+
+TEST_CASE("SIMT core: a response on the return path (TLM_UPDATED, BEGIN_RESP)") {
+  simt_core_against(answer::updated_begin_resp);
+}
+TEST_CASE("SIMT core: TLM_COMPLETED on the return path") { simt_core_against(answer::completed); }
+TEST_CASE("SIMT core: BEGIN_RESP without END_REQ on the backward path") { simt_core_against(answer::begin_resp_only); }
+TEST_CASE("SIMT core: out-of-order completion") { simt_core_against(answer::out_of_order); }

@@ -582,7 +582,7 @@ void simt_core::send_requests(unsigned port) {
     const sc_core::sc_time at = cycles(rq.arrival), now = sc_core::sc_time_stamp();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     awaiting_end_req_[port] = gp;
-    const begin_request_answer a = begin_request(sock, *gp, delay);
+    const begin_request_answer a = begin_request(sock, *gp, delay, end_resp_owed_);
     if (a == begin_request_answer::request_open) continue;
     if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
     if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");

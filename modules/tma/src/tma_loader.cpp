@@ -218,7 +218,7 @@ void tma_loader::reader() {
     ++global_requests_;
     request_open_ = gp;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const begin_request_answer a = begin_request(global, *gp, delay);
+    const begin_request_answer a = begin_request(global, *gp, delay, end_resp_owed_);
     if (a == begin_request_answer::request_open) continue;
     if (request_open_ == gp) request_open_ = nullptr;
     if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");

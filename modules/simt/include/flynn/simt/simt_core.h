@@ -24,6 +24,7 @@
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/tma_if.h"
 #include "flynn/tma/tma_loader.h"
+#include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
 
@@ -134,6 +135,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
   unsigned memory_in_flight_ = 0;
   sc_core::sc_event memory_news_;
+  end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ
   sc_core::sc_time settled_at_ = sc_core::sc_max_time();
   std::uint64_t generations_ = 0;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
