@@ -147,8 +147,9 @@ TEST_CASE("a global memory that stops answering: the SIMT core names the warp, P
 
 TEST_CASE("a memory port of the vector unit that stops answering: the scalar unit's PC and the port are named") {
   const auto o = run(with_bridge("vector/daxpy.json", "vpu.port0", 2));
-  CHECK_THAT(o.r.message, Contains("top.cpu: program not finished at PC ") &&
-                              Contains("b_transport through top.vpu.port0 never returned: "));
+  CHECK_THAT(o.r.message, Contains("top.cpu: program not finished at PC ") && Contains("top.vpu: line ") &&
+                              Contains("(vld ") && Contains("has not completed: element group 2..2, READ 0x28") &&
+                              Contains("through top.vpu.port0: END_REQ never came"));
 }
 
 TEST_CASE("a TMA copy whose global reads never return: the loader names the read, the core the warp waiting on it") {

@@ -23,6 +23,7 @@
 #include "flynn/tlm/memory_manager.h"
 #include "flynn/tlm/protocol_checker.h"
 #include "flynn/traffic/traffic_generator.h"
+#include "flynn/vector/vector_unit.h"
 #include "harness.h"
 
 using Catch::Matchers::Contains;
@@ -710,3 +711,81 @@ TEST_CASE("SIMT core: a response on the return path (TLM_UPDATED, BEGIN_RESP)") 
 TEST_CASE("SIMT core: TLM_COMPLETED on the return path") { simt_core_against(answer::completed); }
 TEST_CASE("SIMT core: BEGIN_RESP without END_REQ on the backward path") { simt_core_against(answer::begin_resp_only); }
 TEST_CASE("SIMT core: out-of-order completion") { simt_core_against(answer::out_of_order); }
+
+// The vector unit's memory ports against the same target: a load, an add chained on it and a
+// store of the sums, with one lane (plain requests) and four (multi-lane requests).
+namespace {
+struct vector_issue : sc_core::sc_module {
+  sc_core::sc_port<flynn::vec::vector_dispatch_if> vu;
+  std::string fault;
+  bool drained = false;
+  SC_HAS_PROCESS(vector_issue);
+  explicit vector_issue(const sc_core::sc_module_name& n) : sc_module(n) { SC_THREAD(run); }
+  void issue(flynn::vec::op code, std::uint8_t rd, std::uint8_t ra, std::uint8_t rb, flynn::vec::src2 kind,
+             std::uint64_t value, std::int64_t imm = 0) {
+    flynn::vec::instr in;
+    in.code = code;
+    in.rd = rd;
+    in.ra = ra;
+    in.rb = rb;
+    in.kind = kind;
+    in.imm = imm;
+    flynn::vec::scalar_operands ops;
+    ops.base = ops.value = value;
+    const auto r = vu->dispatch(in, ops, 0);
+    if (!r.fault.empty() && fault.empty()) fault = r.fault;
+  }
+  void run() {
+    using flynn::vec::op;
+    using flynn::vec::src2;
+    issue(op::setvl, 0, 0, 0, src2::imm, 48);
+    issue(op::setvs, 0, 0, 0, src2::imm, 1);
+    issue(op::vld, 0, 0, 0, src2::none, 0);
+    issue(op::vadd, 1, 0, 0, src2::imm, 0, 1);
+    issue(op::vst, 0, 0, 1, src2::none, 2048);
+    const auto r = vu->drain();
+    if (!r.fault.empty() && fault.empty()) fault = r.fault;
+    drained = true;
+  }
+};
+
+void vector_unit_against(answer how, unsigned lanes) {
+  flynn::vector_unit::params p;
+  p.lanes = lanes;
+  flynn::vector_unit vu("vpu", p);
+  vector_issue host("host");
+  host.vu.bind(vu.dispatch_export);
+  lrm_target memory("memory", how, 4096);
+  flynn::protocol_checker checker("checker");
+  checker.warnings = false;
+  vu.port(0).bind(checker.target);
+  checker.initiator.bind(memory.socket);
+  const std::vector<unsigned char> initial = memory.mem;
+  sc_core::sc_start();
+  std::string errors;
+  for (const auto& e : memory.errors) errors += e + "\n";
+  INFO(checker.report() << errors << host.fault);
+  CHECK(host.drained);
+  CHECK(host.fault.empty());
+  CHECK(checker.violations() == 0);
+  CHECK(memory.errors.empty());
+  CHECK(memory.idle());
+  for (unsigned i = 0; i < 48; ++i) {
+    std::uint64_t in = 0, out = 0;
+    std::memcpy(&in, &initial[8 * i], 8);
+    std::memcpy(&out, &memory.mem[2048 + 8 * i], 8);
+    INFO("element " << i);
+    CHECK(out == in + 1);
+  }
+}
+}  // namespace
+
+TEST_CASE("vector unit: a response on the return path (TLM_UPDATED, BEGIN_RESP)") {
+  vector_unit_against(answer::updated_begin_resp, 1);
+}
+TEST_CASE("vector unit: TLM_COMPLETED on the return path") { vector_unit_against(answer::completed, 4); }
+TEST_CASE("vector unit: BEGIN_RESP without END_REQ on the backward path") {
+  vector_unit_against(answer::begin_resp_only, 1);
+}
+TEST_CASE("vector unit: out-of-order completion with one lane") { vector_unit_against(answer::out_of_order, 1); }
+TEST_CASE("vector unit: out-of-order completion with four lanes") { vector_unit_against(answer::out_of_order, 4); }

@@ -579,12 +579,14 @@ void simt_core::send_requests(unsigned port) {
     tlm::tlm_generic_payload* gp = to_send_[port].front();
     to_send_[port].pop_front();
     mem_request& rq = *requests_.at(gp);
-    const sc_core::sc_time at = cycles(rq.arrival), now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time at = std::max(cycles(rq.arrival), request_phase_end_[port]);
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     awaiting_end_req_[port] = gp;
     const begin_request_answer a = begin_request(sock, *gp, delay, end_resp_owed_);
     if (a == begin_request_answer::request_open) continue;
     if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
+    request_phase_end_[port] = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
     if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
     if (a == begin_request_answer::responded) complete_memory(gp, sc_core::sc_time_stamp() + delay);
   }
@@ -599,13 +601,17 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
   }
   const unsigned port = it->second->port;
   if (ph == tlm::END_REQ) {
-    if (awaiting_end_req_[port] == &gp) awaiting_end_req_[port] = nullptr;
+    if (awaiting_end_req_[port] == &gp) {
+      awaiting_end_req_[port] = nullptr;
+      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
+    }
     send_requests(port);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
     if (awaiting_end_req_[port] == &gp) {  // BEGIN_RESP is an implicit END_REQ
       awaiting_end_req_[port] = nullptr;
+      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
       send_requests(port);
     }
     complete_memory(&gp, sc_core::sc_time_stamp() + delay);

@@ -195,6 +195,7 @@ void tma_loader::reader() {
     const sc_core::sc_time when = cycles(to_read_.front().t);
     if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
     while (request_open_) wait(end_req_ev_);
+    if (request_phase_end_ > sc_core::sc_time_stamp()) wait(request_phase_end_ - sc_core::sc_time_stamp());
     row_read rr = std::move(to_read_.front());
     to_read_.pop_front();
     if (rr.store) {
@@ -221,6 +222,7 @@ void tma_loader::reader() {
     const begin_request_answer a = begin_request(global, *gp, delay, end_resp_owed_);
     if (a == begin_request_answer::request_open) continue;
     if (request_open_ == gp) request_open_ = nullptr;
+    request_phase_end_ = sc_core::sc_time_stamp() + delay;  // the next BEGIN_REQ not before the annotated END_REQ
     if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
     if (a == begin_request_answer::responded) row_read_done(gp, sc_core::sc_time_stamp() + delay);
   }
@@ -234,6 +236,7 @@ tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm
   if (ph == tlm::END_REQ || ph == tlm::BEGIN_RESP) {
     if (request_open_ == &gp) {  // BEGIN_RESP is an implicit END_REQ
       request_open_ = nullptr;
+      request_phase_end_ = sc_core::sc_time_stamp() + delay;
       end_req_ev_.notify();
     }
     if (ph == tlm::END_REQ) return tlm::TLM_ACCEPTED;

@@ -144,7 +144,10 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
     ok = false;
     return t;
   }
-  sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
+  // The access is made at its cycle: the memory grants it with every other initiator's in
+  // time order, and a load reads the memory as it is then.
+  if (cycles(t) > sc_core::sc_time_stamp()) wait(cycles(t) - sc_core::sc_time_stamp());
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tracked_b_transport(mem, gp, delay);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
     stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + gp.get_response_string());
@@ -191,10 +194,12 @@ bool scalar_unit::step(std::uint64_t& pc) {
       ops.value = in.kind == vec::src2::imm ? static_cast<std::uint64_t>(in.imm) : r_[in.ra];
     else if (in.kind == vec::src2::reg)
       ops.value = r_[in.rb];
+    ops.pc = pc_now_;
     const std::uint64_t earliest = std::max(issue_slot_, scalar_done_);
     const vec::dispatch_result res = vpu->dispatch(in, ops, to_vpu(earliest));
     if (!res.fault.empty()) {
-      stop_with_fault(in, pc_now_, res.fault);
+      const auto at = res.fault_pc >= 0 ? static_cast<std::uint32_t>(res.fault_pc) : pc_now_;
+      stop_with_fault(prog_.code[at], at, res.fault);
       return false;
     }
     const std::uint64_t issued = from_vpu(res.issued);
@@ -270,7 +275,14 @@ void scalar_unit::run() {
     fault(fault_);
     return;
   }
-  const std::uint64_t end = std::max(scalar_done_, from_vpu(vpu->drain_cycle()));
+  const vec::dispatch_result drained = vpu->drain();
+  if (!drained.fault.empty()) {
+    const auto at = static_cast<std::uint32_t>(drained.fault_pc);
+    stop_with_fault(prog_.code[at], at, drained.fault);
+    fault(fault_);
+    return;
+  }
+  const std::uint64_t end = std::max(scalar_done_, from_vpu(drained.issued));
   if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
   done_ = true;
 }

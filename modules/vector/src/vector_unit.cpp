@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace flynn {
 
@@ -57,27 +58,65 @@ std::vector<param_issue> vector_unit_params::check() const {
 
 // ---------------------------------------------------------------------------- ports
 
-namespace {
-struct bw_sink final : tlm::tlm_bw_transport_if<> {
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
-                                     sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;  // the vector unit only uses b_transport
+// A memory port: an AT initiator socket with one request phase open at a time; element
+// groups wait in `to_send` for their turn (each sent for its own cycle).
+struct vector_unit::mem_port final : tlm::tlm_bw_transport_if<> {
+  enum kind_t { shared, load, store } kind;
+  vector_unit* owner;
+  initiator_socket socket;
+  time_cell free_at = std::make_shared<std::uint64_t>(0);  // the last memory instruction's release
+  std::deque<time_cell> waiting;
+  std::deque<request*> to_send;
+  tlm::tlm_generic_payload* awaiting_end_req = nullptr;
+  sc_core::sc_time request_phase_end = sc_core::SC_ZERO_TIME;  // the last END_REQ's annotated time
+  stat_counter elements, busy_cycles, instructions;
+  trace_signal busy, element;
+  mem_port(vector_unit* o, const char* n, kind_t k) : kind(k), owner(o), socket(n) { socket.bind(*this); }
+  bool can(bool store_op) const { return kind == shared || (store_op ? kind == store : kind == load); }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay) override {
+    return owner->nb_transport_bw(*this, gp, ph, delay);
   }
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 };
-}  // namespace
 
-struct vector_unit::mem_port {
-  enum kind_t { shared, load, store } kind;
-  initiator_socket socket;
-  bw_sink bw;
-  std::uint64_t free_at = 0;  // held by a memory instruction until its last element is done
-  std::deque<std::uint64_t> waiting;
-  stat_counter elements, busy_cycles, instructions;
-  trace_signal busy;
-  mem_port(const char* n, kind_t k) : kind(k), socket(n) { socket.bind(bw); }
-  trace_signal element;
-  bool can(bool store_op) const { return kind == shared || (store_op ? kind == store : kind == load); }
+// A dispatched instruction whose element groups are still to start or to complete.
+struct vector_unit::flight {
+  std::uint64_t seq = 0;
+  vec::instr in;
+  vec::scalar_operands ops;
+  std::uint64_t vs = 1, vl = 0;   // VS and VL at issue
+  bool memory = false, store = false, indexed = false, cmp = false, vb = false;
+  unsigned lat = 0;
+  unit_state* us = nullptr;
+  mem_port* port = nullptr;
+  std::uint64_t t = 0;             // issue cycle
+  std::vector<unsigned> elems;     // active elements (VL and, for density-time, the mask)
+  std::vector<bool> mask;          // masked: VM as it was at issue
+  unsigned src_a = 0, src_b = 0;   // arithmetic: ra, rb; memory: data (store) and index
+  bool chain_a = false, chain_b = false;
+  std::shared_ptr<write_times> wa, wb;  // the writes the sources read (whole-vector times)
+  std::shared_ptr<write_times> dst;     // this instruction's write (none: compare, store)
+  time_cell prev_free;             // when the unit or port is free for this instruction
+  time_cell own_free;              // when this instruction frees it
+  time_cell first_start_cell;      // its first group's start (for queue admission)
+  unsigned reads = 0, writes = 0;  // registers, bit v; bit 8: VM
+  std::size_t next = 0;            // first element (index into elems) of the next group
+  bool first_group = true, groups_done = false, finished = false;
+  std::uint64_t prev = 0, first_done = 0, last_done = 0, first_start = 0, vm_done = 0;
+  unsigned responses_due = 0;
+  std::uint64_t next_element() const { return groups_done ? unknown : elems[next]; }
+};
+
+// One element group's memory request.
+struct vector_unit::request {
+  flight* f = nullptr;
+  std::size_t begin = 0, end = 0;       // elements elems[begin, end)
+  std::uint64_t start = 0;              // its cycle
+  bool first = false;                   // the instruction's first group
+  std::vector<std::uint64_t> prev_ready;  // load: each lane's element ready before (write order)
+  tlm::tlm_generic_payload* gp = nullptr;
+  lanes_extension ext;
 };
 
 vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
@@ -96,7 +135,7 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
     const auto k = i < p_.shared_ports                   ? mem_port::shared
                    : i < p_.shared_ports + p_.load_ports ? mem_port::load
                                                          : mem_port::store;
-    ports_.push_back(std::make_unique<mem_port>(("port" + std::to_string(i)).c_str(), k));
+    ports_.push_back(std::make_unique<mem_port>(this, ("port" + std::to_string(i)).c_str(), k));
   }
   ops_hist_.resize(std::size_t(p_.lanes) * (std::size_t(fu::count_) + p_.ports()) + 1);
   reg_progress_.resize(8);
@@ -217,38 +256,6 @@ std::vector<unsigned> vector_unit::active_elements(bool masked) const {
   return e;
 }
 
-// Whether consumer operand `v` is read element by element, possibly delaying issue `t`
-// to the chain slot (cray1).
-bool vector_unit::chains(unsigned v, std::uint64_t& t) const {
-  const reg_timing& r = rt_[v];
-  if (r.full <= t) return false;  // complete already: nothing to chain
-  switch (p_.chaining) {
-    case chaining_policy::none: return false;
-    case chaining_policy::flexible: return true;
-    case chaining_policy::cray1:
-      if (t <= r.first) {  // hold issue until the first result arrives, then chain
-        t = r.first;
-        return true;
-      }
-      return false;  // missed the chain slot: wait for the whole vector
-  }
-  return false;
-}
-
-// Structural hazard at issue: without queues the instruction issues when its unit is free;
-// with queue_depth N it issues unless N instructions already wait for the unit.
-std::uint64_t vector_unit::admit(std::deque<std::uint64_t>& waiting, std::uint64_t t,
-                                 std::uint64_t free_at) const {
-  if (p_.queue_depth == 0) return std::max(t, free_at);
-  while (!waiting.empty() && waiting.front() <= t) waiting.pop_front();
-  if (waiting.size() >= p_.queue_depth) t = waiting[waiting.size() - p_.queue_depth];
-  return t;
-}
-
-std::uint64_t vector_unit::operand_ready(unsigned v, unsigned i, bool chained) const {
-  return chained ? rt_[v].ready[i] : std::max(rt_[v].full, rt_[v].ready[i]);
-}
-
 void vector_unit::count_ops(std::uint64_t cycle, unsigned n) {
   if (!ops_started_) {
     ops_started_ = true;
@@ -268,14 +275,185 @@ void vector_unit::flush_ops(std::uint64_t before) {
   }
 }
 
-// ---------------------------------------------------------------------------- dispatch
+// ---------------------------------------------------------------------------- issue
+//
+// The vector unit runs ahead of simulated time where it can: an instruction's issue cycle
+// and its element groups' cycles are decided as soon as everything they depend on is known.
+// A load's results are not known until its memory responses have come, so what depends on
+// them waits: the issue stage (dispatch) in simulated time, never past the issue cycle it
+// decides; an element group until the responses it needs are in (advance). A time not known
+// yet lies after every cycle whose responses have all arrived, which settles a question such
+// as "has the producer completed by cycle t" at cycle t at the latest.
+
+struct vector_unit::issue_plan {
+  std::uint64_t t = 0;             // issue cycle
+  std::uint64_t admit_from = 0;    // the cycle the structural check started from
+  std::uint64_t admitted = 0;      // the cycle it gave
+  mem_port* port = nullptr;
+  bool chain_a = false, chain_b = false;
+  bool count_a = false, count_b = false;  // the operand's producer is still in flight at issue
+};
+
+namespace {
+bool is_store(op o) { return o == op::vst || o == op::vstx; }
+bool is_indexed(op o) { return o == op::vldx || o == op::vstx; }
+bool is_compare(op o) { return o == op::vcmpeq || o == op::vcmpne || o == op::vcmplt || o == op::vcmpgt; }
+// The registers read as whole vectors, element by element: [0] and [1] (none: 8).
+std::array<unsigned, 2> vector_sources(const vec::instr& in) {
+  if (vec::is_vector_memory(in.code))
+    return {is_store(in.code) ? in.rb : 8u,
+            is_indexed(in.code) ? (in.code == op::vldx ? in.rb : in.rd) : 8u};
+  return {in.ra, in.kind == vec::src2::vreg ? in.rb : 8u};
+}
+}  // namespace
+
+// Whether time x lies after cycle t: 1 or 0, or -1 when it cannot be told yet (x is not known
+// and cycle t has not passed); `until` then gets the cycle at which it can.
+int vector_unit::later(std::uint64_t x, std::uint64_t t, std::uint64_t& until) const {
+  if (x != unknown) return x > t ? 1 : 0;
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), at = cycles(t);
+  if (at < now || (at == now && settled_ && settled_at_ == now)) return 1;
+  until = std::min(until, t);
+  return -1;
+}
+
+// Whether a consumer reads the operand written as `w` element by element, possibly delaying
+// issue `t` to the chain slot (cray1). 1 or 0, or -1 when it cannot be told yet.
+int vector_unit::chains(const write_times& w, std::uint64_t& t, std::uint64_t& until) const {
+  const int in_flight = later(w.full, t, until);
+  if (in_flight <= 0) return in_flight;  // 0: complete already, nothing to chain
+  switch (p_.chaining) {
+    case chaining_policy::none: return 0;
+    case chaining_policy::flexible: return 1;
+    case chaining_policy::cray1: {
+      const int slot = t == 0 ? 1 : later(w.first, t - 1, until);  // t <= first
+      if (slot < 0) return -1;
+      if (!slot) return 0;  // missed the chain slot: wait for the whole vector
+      if (w.first == unknown) return -1;
+      t = w.first;  // hold issue until the first result arrives, then chain
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// Structural hazard at issue: without queues the instruction issues when its unit (port) is
+// free; with queue_depth N it issues unless N instructions already wait for it. False when
+// that cannot be told yet.
+bool vector_unit::admit(std::deque<time_cell>& waiting, std::uint64_t& t, std::uint64_t free_at,
+                        std::uint64_t& until) const {
+  if (p_.queue_depth == 0) {
+    if (free_at == unknown) return false;
+    t = std::max(t, free_at);
+    return true;
+  }
+  std::size_t started = 0;  // queued instructions that have started by t
+  while (started < waiting.size()) {
+    const int l = later(*waiting[started], t, until);
+    if (l < 0) return false;
+    if (l) break;
+    ++started;
+  }
+  const std::size_t left = waiting.size() - started;
+  if (left >= p_.queue_depth) {
+    const std::uint64_t x = *waiting[started + left - p_.queue_depth];
+    if (x == unknown) return false;
+    t = x;
+  }
+  return true;
+}
+
+bool vector_unit::plan_issue(const vec::instr& in, std::uint64_t t, issue_plan& p, std::uint64_t& until) {
+  const bool memory = vec::is_vector_memory(in.code);
+  std::deque<time_cell>* waiting;
+  std::uint64_t free_at;
+  if (memory) {
+    // The compatible port that frees up first (the first such one on a tie).
+    mem_port* best = nullptr;
+    bool pending = false;
+    for (auto& q : ports_) {
+      if (!q->can(is_store(in.code))) continue;
+      if (*q->free_at == unknown) {
+        pending = true;
+      } else if (!best || *q->free_at < *best->free_at) {
+        best = q.get();
+      }
+    }
+    if (!best) return false;
+    if (pending && later(unknown, *best->free_at, until) <= 0) return false;
+    p.port = best;
+    waiting = &best->waiting;
+    free_at = *best->free_at;
+  } else {
+    unit_state& us = units_[static_cast<std::size_t>(unit_of(in.code))];
+    waiting = &us.waiting;
+    free_at = *us.free_at;
+  }
+  p.admit_from = t;
+  if (!admit(*waiting, t, free_at, until)) return false;
+  p.admitted = t;
+  if (in.masked) {
+    if (compares_in_flight_) return false;
+    t = std::max(t, vm_ready_);
+  }
+  const auto src = vector_sources(in);
+  // Chaining decisions (cray1 may move issue to the chain slot; settle to a fixed point).
+  for (int pass = 0; pass < 3; ++pass) {
+    const std::uint64_t before = t;
+    for (int k = 0; k < 2; ++k) {
+      if (src[k] >= 8) continue;
+      const int c = chains(*rt_[src[k]].last, t, until);
+      if (c < 0) return false;
+      (k ? p.chain_b : p.chain_a) = c;
+    }
+    if (t == before) break;
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (src[k] >= 8) continue;
+    const int l = later(rt_[src[k]].last->full, t, until);
+    if (l < 0) return false;
+    (k ? p.count_b : p.count_a) = l;
+  }
+  p.t = t;
+  return true;
+}
+
+void vector_unit::settle() {
+  // Responses due at this cycle are sent by processes of its first evaluation phase.
+  wait(sc_core::SC_ZERO_TIME);
+  wait(sc_core::SC_ZERO_TIME);
+  settled_ = true;
+  settled_at_ = sc_core::sc_time_stamp();
+}
 
 vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scalar_operands& ops,
                                            std::uint64_t earliest) {
   vec::dispatch_result r;
+  auto fault_in_flight = [&] {
+    r.fault = fault_;
+    r.fault_pc = fault_pc_;
+    return r;
+  };
+  if (!fault_.empty()) return fault_in_flight();
   std::uint64_t t = earliest;
   if (issued_any_) t = std::max(t, last_issue_ + 1);  // one instruction issued per cycle
   ++instructions_;
+  const bool mask_op = in.code == op::vmset || in.code == op::vmnot || in.code == op::vmpop;
+  const bool elementwise = !mask_op && in.code != op::setvl && in.code != op::setvs;
+  issue_plan plan;
+  for (;;) {
+    std::uint64_t until = unknown;
+    if (mask_op ? compares_in_flight_ == 0 : !elementwise || plan_issue(in, std::max(t, vl_ready_), plan, until))
+      break;
+    if (!fault_.empty()) return fault_in_flight();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (until != unknown && cycles(until) <= now)
+      settle();
+    else if (until != unknown)
+      wait(cycles(until) - now, progress_ev_);
+    else
+      wait(progress_ev_);
+  }
   std::uint64_t done = t + p_.lat_control;
   switch (in.code) {
     case op::setvl: {
@@ -314,19 +492,11 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
       r.scalar_ready = done;
       break;
     }
-    case op::vld: case op::vst: case op::vldx: case op::vstx: {
-      t = std::max(t, vl_ready_);
-      r.fault = exec_memory(in, ops, t, r);
-      if (!r.fault.empty()) return r;
-      t = r.issued;
-      done = drain_;
-      break;
-    }
     default:
-      t = std::max(t, vl_ready_);
-      exec_arith(in, ops, t);
-      t = last_issue_;
-      done = drain_;
+      r.fault = commit(in, ops, plan);
+      if (!r.fault.empty()) return r;
+      t = plan.t;
+      done = 0;
       break;
   }
   if (!issued_any_) first_issue_ = t;
@@ -334,249 +504,488 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
   issued_any_ = true;
   r.issued = t;
   drain_ = std::max(drain_, done);
-  flush_ops(t);
+  // Element operations are counted when their groups start: none can start before the
+  // issue cycle, nor before a group still to start in an earlier instruction.
+  std::uint64_t horizon = t;
+  for (const auto& f : flights_)
+    if (!f->groups_done) horizon = std::min(horizon, f->first_group ? f->t : f->prev + 1);
+  flush_ops(horizon);
   return r;
 }
 
-void vector_unit::exec_arith(const vec::instr& in, const vec::scalar_operands& ops, std::uint64_t t) {
-  const bool cmp = in.code == op::vcmpeq || in.code == op::vcmpne || in.code == op::vcmplt ||
-                   in.code == op::vcmpgt;
-  const fu u = unit_of(in.code);
-  unit_state& us = units_[static_cast<std::size_t>(u)];
-  const unsigned lat = latency_of(u);
-  t = admit(us.waiting, t, us.free_at);  // structural: one instruction at a time per unit
-  if (in.masked) t = std::max(t, vm_ready_);
-  const bool vb = in.kind == vec::src2::vreg;
-  // Chaining decisions (cray1 may move issue to the chain slot; settle to a fixed point).
-  bool chain_a = false, chain_b = false;
-  for (int pass = 0; pass < 3; ++pass) {
-    const std::uint64_t before = t;
-    chain_a = chains(in.ra, t);
-    if (vb) chain_b = chains(in.rb, t);
-    if (t == before) break;
-  }
-  if (rt_[in.ra].full > t) ++(chain_a ? chained_ : unchained_);
-  if (vb && rt_[in.rb].full > t) ++(chain_b ? chained_ : unchained_);
-
-  const auto elems = active_elements(in.masked);
-  const unsigned L = p_.lanes;
-  std::uint64_t prev = t, last_done = t;
-  bool first_group = true;
-  std::uint64_t vm_done = 0;
-  std::vector<bool> new_vm;
-  if (cmp) new_vm = vm_;
-  reg_timing* dst = cmp ? nullptr : &rt_[in.rd];
-  std::uint64_t first_done = 0;
-  for (std::size_t g = 0; g < elems.size(); g += L) {
-    std::uint64_t s = first_group ? std::max(t, us.free_at) : prev + 1;
-    const std::size_t end = std::min(elems.size(), g + L);
-    for (std::size_t k = g; k < end; ++k) {
-      const unsigned e = elems[k];
-      s = std::max(s, operand_ready(in.ra, e, chain_a));
-      if (vb) s = std::max(s, operand_ready(in.rb, e, chain_b));
-      if (dst) {
-        s = std::max(s, dst->read_until[e]);
-        if (dst->ready[e] + 1 > s + lat) s = dst->ready[e] + 1 - lat;  // write after write
-      }
-    }
-    const std::uint64_t d = s + lat;
-    unsigned useful = 0;
-    for (std::size_t k = g; k < end; ++k) {
-      const unsigned e = elems[k];
-      const std::uint64_t b = vb ? vr_[in.rb][e] : in.kind == vec::src2::reg ? ops.value
-                                                                               : static_cast<std::uint64_t>(in.imm);
-      const std::uint64_t val = alu(in.code, vr_[in.ra][e], b);
-      rt_[in.ra].read_until[e] = std::max(rt_[in.ra].read_until[e], s);
-      if (vb) rt_[in.rb].read_until[e] = std::max(rt_[in.rb].read_until[e], s);
-      if (in.masked && !vm_[e]) {  // simple masking: computed, write-back suppressed
-        ++masked_skipped_;
-        continue;
-      }
-      ++useful;
-      if (cmp) {
-        new_vm[e] = val != 0;
-      } else {
-        vr_[in.rd][e] = val;
-        dst->ready[e] = d;
-      }
-    }
-    if (first_group) {
-      first_done = d;
-      if (p_.queue_depth) us.waiting.push_back(s);
-    }
-    if (!cmp) reg_progress_[in.rd].set(cycles(d), end);
-    count_ops(s, useful);
-    element_ops_ += useful;
-    us.element_ops += useful;
-    ++us.busy_cycles;
-    us.element.set(cycles(s), elems[g]);
-    if (first_group) us.busy.set(cycles(s), 1);
-    prev = s;
-    last_done = d;
-    vm_done = d;
-    first_group = false;
-  }
-  if (!first_group) us.busy.set(cycles(prev + 1), 0);
-  us.free_at = first_group ? t : prev + 1;
-  ++us.instructions;
-  if (cmp) {
-    vm_ = new_vm;
-    vm_ready_ = std::max(vm_ready_, vm_done);
-    vm_pop_sig_.set(cycles(vm_ready_), static_cast<std::uint64_t>(std::count(vm_.begin(), vm_.begin() + vl_, true)));
+// The instruction issues at p.t: it takes its unit or port, the register writes it makes
+// and the element list it runs over; its groups start in advance().
+std::string vector_unit::commit(const vec::instr& in, const vec::scalar_operands& ops, const issue_plan& p) {
+  auto fp = std::make_unique<flight>();
+  flight& f = *fp;
+  f.seq = next_seq_++;
+  f.in = in;
+  f.ops = ops;
+  f.vs = vs_;
+  f.vl = vl_;
+  f.t = p.t;
+  f.memory = vec::is_vector_memory(in.code);
+  f.store = is_store(in.code);
+  f.indexed = is_indexed(in.code);
+  f.cmp = is_compare(in.code);
+  f.vb = in.kind == vec::src2::vreg;
+  const auto src = vector_sources(in);
+  f.src_a = src[0];
+  f.src_b = src[1];
+  f.chain_a = p.chain_a;
+  f.chain_b = p.chain_b;
+  if (src[0] < 8) f.wa = rt_[src[0]].last;
+  if (src[1] < 8) f.wb = rt_[src[1]].last;
+  if (p.count_a) ++(p.chain_a ? chained_ : unchained_);
+  if (p.count_b) ++(p.chain_b ? chained_ : unchained_);
+  for (unsigned v : src)
+    if (v < 8) f.reads |= 1u << v;
+  std::deque<time_cell>* waiting;
+  time_cell* free_at;
+  if (f.memory) {
+    f.port = p.port;
+    waiting = &p.port->waiting;
+    free_at = &p.port->free_at;
+    port_stall_ += std::max(p.admitted, **free_at) - p.admit_from;
+    if (!f.store) f.writes = 1u << in.rd;
   } else {
-    dst->first = first_group ? t : first_done;
-    dst->full = last_done;
+    const fu u = unit_of(in.code);
+    f.us = &units_[static_cast<std::size_t>(u)];
+    f.lat = latency_of(u);
+    waiting = &f.us->waiting;
+    free_at = &f.us->free_at;
+    f.writes = f.cmp ? 1u << 8 : 1u << in.rd;
   }
-  last_issue_ = t;
-  drain_ = std::max(drain_, last_done);
+  if (p_.queue_depth)
+    while (!waiting->empty() && *waiting->front() != unknown && *waiting->front() <= p.admit_from)
+      waiting->pop_front();
+  f.elems = active_elements(in.masked);
+  if (in.masked) f.mask = vm_;
+  if (f.memory && !f.indexed) {  // misaligned elements fault before any element moves
+    for (unsigned e : f.elems) {
+      const std::uint64_t a = ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) *
+                                                                    static_cast<std::int64_t>(vs_) * 8);
+      if ((!in.masked || vm_[e]) && a % 8 != 0)
+        return "element " + std::to_string(e) + ": misaligned address " + hex(a);
+    }
+  }
+  f.prev_free = *free_at;
+  f.own_free = std::make_shared<std::uint64_t>(unknown);
+  *free_at = f.own_free;
+  if (p_.queue_depth) {
+    f.first_start_cell = std::make_shared<std::uint64_t>(unknown);
+    waiting->push_back(f.first_start_cell);
+  }
+  if (f.writes & 0xff) {
+    f.dst = std::make_shared<write_times>(write_times{unknown, unknown});
+    rt_[in.rd].last = f.dst;
+  }
+  if (f.cmp) ++compares_in_flight_;
+  f.prev = f.first_done = f.last_done = f.t;
+  f.first_start = *f.prev_free == unknown ? f.t : std::max(f.t, *f.prev_free);
+  f.groups_done = f.elems.empty();
+  flights_.push_back(std::move(fp));
+  advance();
+  return {};
 }
 
-// Vector loads/stores: one element group per cycle from the address generator, each group
-// one TLM request (a multi-lane request with several lanes); the port is held until the
-// last element is done.
-std::string vector_unit::exec_memory(const vec::instr& in, const vec::scalar_operands& ops,
-                                     std::uint64_t t, vec::dispatch_result& r) {
-  const bool store = in.code == op::vst || in.code == op::vstx;
-  const bool indexed = in.code == op::vldx || in.code == op::vstx;
-  const unsigned data_reg = store ? in.rb : in.rd;
-  const unsigned index_reg = in.code == op::vldx ? in.rb : in.rd;
-  // Structural: the compatible port that frees up first.
-  mem_port* port = nullptr;
-  for (auto& p : ports_)
-    if (p->can(store) && (!port || p->free_at < port->free_at)) port = p.get();
-  const std::uint64_t want = t;
-  t = admit(port->waiting, t, port->free_at);
-  port_stall_ += std::max(t, port->free_at) - want;
-  if (in.masked) t = std::max(t, vm_ready_);
-  bool chain_data = false, chain_index = false;
-  for (int pass = 0; pass < 3; ++pass) {
-    const std::uint64_t before = t;
-    if (store) chain_data = chains(data_reg, t);
-    if (indexed) chain_index = chains(index_reg, t);
-    if (t == before) break;
-  }
-  if (store && rt_[data_reg].full > t) ++(chain_data ? chained_ : unchained_);
-  if (indexed && rt_[index_reg].full > t) ++(chain_index ? chained_ : unchained_);
+// ---------------------------------------------------------------------------- element groups
 
-  const auto elems = active_elements(in.masked);
-  const unsigned L = p_.lanes;
+// Starts every element group whose cycle can be decided, in program order, and finishes the
+// instructions that are done; sends the memory requests this makes.
+void vector_unit::advance() {
+  if (advancing_) {
+    advance_again_ = true;
+    return;
+  }
+  advancing_ = true;
+  do {
+    advance_again_ = false;
+    for (std::size_t i = 0; i < flights_.size(); ++i) {
+      flight& f = *flights_[i];
+      while (!f.groups_done && fault_.empty() && !blocked(i) && start_group(f)) {
+      }
+      if (f.groups_done && f.responses_due == 0 && !f.finished) finish_flight(f);
+    }
+    flights_.erase(std::remove_if(flights_.begin(), flights_.end(), [](const auto& f) { return f->finished; }),
+                   flights_.end());
+    for (auto& q : ports_) send_requests(*q);
+  } while (advance_again_);
+  advancing_ = false;
+  progress_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Whether an earlier instruction that writes a register this one's next group reads or
+// writes, or reads one it writes, has not yet started the group holding one of its elements
+// (the group waits for it: that instruction's element comes first in program order).
+bool vector_unit::blocked(std::size_t i) const {
+  const flight& f = *flights_[i];
+  const unsigned last = f.elems[std::min(f.elems.size(), f.next + p_.lanes) - 1];
+  for (std::size_t j = 0; j < i; ++j) {
+    const flight& o = *flights_[j];
+    const bool hazard = (o.writes & (f.reads | f.writes)) || (o.reads & f.writes);
+    if (hazard && !o.groups_done && o.elems[o.next] <= last) return true;
+  }
+  return false;
+}
+
+std::uint64_t vector_unit::operand_ready(unsigned v, unsigned e, bool chained, const write_times& w) const {
+  const std::uint64_t r = rt_[v].ready[e];
+  if (chained || r == unknown) return r;
+  return w.full == unknown ? unknown : std::max(w.full, r);
+}
+
+bool vector_unit::start_group(flight& f) { return f.memory ? start_memory_group(f) : start_arith_group(f); }
+
+bool vector_unit::start_arith_group(flight& f) {
+  const vec::instr& in = f.in;
+  const std::size_t g = f.next, end = std::min(f.elems.size(), g + p_.lanes);
+  reg_timing* dst = f.cmp ? nullptr : &rt_[in.rd];
+  const unsigned lat = f.lat;
+  // The group's cycle, from what it waits for: the unit, its operands, the destination's
+  // earlier readers and writes. All must be known.
+  if (f.first_group && *f.prev_free == unknown) return false;
+  std::uint64_t s = f.first_group ? std::max(f.t, *f.prev_free) : f.prev + 1;
+  for (std::size_t k = g; k < end; ++k) {
+    const unsigned e = f.elems[k];
+    const std::uint64_t a = operand_ready(in.ra, e, f.chain_a, *f.wa);
+    if (a == unknown) return false;
+    s = std::max(s, a);
+    if (f.vb) {
+      const std::uint64_t b = operand_ready(in.rb, e, f.chain_b, *f.wb);
+      if (b == unknown) return false;
+      s = std::max(s, b);
+    }
+    if (dst) {
+      if (dst->ready[e] == unknown) return false;
+      s = std::max(s, dst->read_until[e]);
+      if (dst->ready[e] + 1 > s + lat) s = dst->ready[e] + 1 - lat;  // write after write
+    }
+  }
+  const std::uint64_t d = s + lat;
+  unsigned useful = 0;
+  for (std::size_t k = g; k < end; ++k) {
+    const unsigned e = f.elems[k];
+    const std::uint64_t b = f.vb ? vr_[in.rb][e] : in.kind == vec::src2::reg ? f.ops.value
+                                                                           : static_cast<std::uint64_t>(in.imm);
+    const std::uint64_t val = alu(in.code, vr_[in.ra][e], b);
+    rt_[in.ra].read_until[e] = std::max(rt_[in.ra].read_until[e], s);
+    if (f.vb) rt_[in.rb].read_until[e] = std::max(rt_[in.rb].read_until[e], s);
+    if (in.masked && !f.mask[e]) {  // simple masking: computed, write-back suppressed
+      ++masked_skipped_;
+      continue;
+    }
+    ++useful;
+    if (f.cmp) {
+      vm_[e] = val != 0;
+    } else {
+      vr_[in.rd][e] = val;
+      dst->ready[e] = d;
+    }
+  }
+  unit_state& us = *f.us;
+  if (f.first_group) {
+    f.first_done = d;
+    if (f.dst) f.dst->first = d;
+    if (f.first_start_cell) *f.first_start_cell = s;
+    us.busy.set(cycles(s), 1);
+  }
+  if (!f.cmp) reg_progress_[in.rd].set(cycles(d), end);
+  count_ops(s, useful);
+  element_ops_ += useful;
+  us.element_ops += useful;
+  ++us.busy_cycles;
+  us.element.set(cycles(s), f.elems[g]);
+  f.prev = s;
+  f.last_done = d;
+  f.vm_done = d;
+  f.first_group = false;
+  f.next = end;
+  if (end == f.elems.size()) {
+    f.groups_done = true;
+    *f.own_free = s + 1;  // the unit takes the next instruction's first group from here
+  }
+  return true;
+}
+
+// A memory group: one TLM request (a multi-lane request with several lanes) sent for the
+// group's cycle; loaded elements land in the register when its response comes.
+bool vector_unit::start_memory_group(flight& f) {
+  const vec::instr& in = f.in;
+  const std::size_t g = f.next, end = std::min(f.elems.size(), g + p_.lanes);
+  const unsigned data_reg = f.store ? in.rb : in.rd;
+  const unsigned index_reg = in.code == op::vldx ? in.rb : in.rd;
   reg_timing& dr = rt_[data_reg];
-  auto address_of = [&](unsigned e) {
-    return indexed ? ops.base + vr_[index_reg][e] * 8
-                   : ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) * static_cast<std::int64_t>(vs_) * 8);
-  };
-  for (unsigned e : elems)  // misaligned elements fault before any element moves
-    if ((!in.masked || vm_[e]) && address_of(e) % 8 != 0)
-      return "element " + std::to_string(e) + ": misaligned address " + hex(address_of(e));
-  std::uint64_t prev = t, last_done = t, first_done = t, first_start = std::max(t, port->free_at);
-  bool first_group = true;
-  std::vector<unsigned char> buf(std::size_t(L) * 8);
-  lanes_extension ext;
-  tlm::tlm_generic_payload gp;
-  for (std::size_t g = 0; g < elems.size(); g += L) {
-    const std::size_t end = std::min(elems.size(), g + L);
-    std::uint64_t s = first_group ? std::max(t, port->free_at) : prev + 1;
-    unsigned n = 0;
-    ext.active_mask = 0;
-    for (std::size_t k = g; k < end; ++k) {
-      const unsigned e = elems[k];
-      if (indexed) {
-        s = std::max(s, operand_ready(index_reg, e, chain_index));
-        rt_[index_reg].read_until[e] = std::max(rt_[index_reg].read_until[e], s);
-      }
-      if (store) {
-        s = std::max(s, operand_ready(data_reg, e, chain_data));
-      } else {
-        s = std::max(s, dr.read_until[e]);
-      }
-    }
-    for (std::size_t k = g; k < end; ++k) {
-      const unsigned e = elems[k];
-      const unsigned lane = static_cast<unsigned>(k - g);
-      if (in.masked && !vm_[e]) continue;  // simple masking: the slot passes unused
-      const std::uint64_t addr = address_of(e);
-      ext.address[lane] = addr;
-      ext.active_mask |= 1u << lane;
-      if (store) {
-        std::memcpy(&buf[lane * 8], &vr_[data_reg][e], 8);
-        dr.read_until[e] = std::max(dr.read_until[e], s);
-      }
-      ++n;
-    }
-    std::uint64_t d = s;
-    if (n > 0) {
-      gp.set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-      gp.set_data_ptr(buf.data());
-      gp.set_byte_enable_ptr(nullptr);
-      gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      unsigned first_lane = 0;
-      while (!((ext.active_mask >> first_lane) & 1)) ++first_lane;
-      if (L == 1) {
-        gp.set_address(ext.address[first_lane]);
-        gp.set_data_length(8);
-        gp.set_streaming_width(8);
-      } else {
-        ext.lanes = static_cast<unsigned>(end - g);
-        ext.lane_bytes = 8;
-        gp.set_address(ext.address[first_lane]);
-        gp.set_data_length(ext.lanes * 8);
-        gp.set_streaming_width(ext.lanes * 8);
-        gp.set_extension(&ext);
-      }
-      sc_core::sc_time delay = cycles(s) - sc_core::sc_time_stamp();
-      ext.acknowledged = false;
-      tracked_b_transport(port->socket, gp, delay);
-      gp.clear_extension(&ext);
-      if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-        return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +
-               " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string();
-      }
-      if (L > 1 && !ext.acknowledged)
-        return "element group " + std::to_string(elems[g]) + ".." + std::to_string(elems[end - 1]) +
-               ": the memory ignored the lanes extension (a multi-lane vector unit needs a lanes-aware memory such as "
-               "banked_memory)";
-      d = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
-    }
-    for (std::size_t k = g; k < end; ++k) {
-      const unsigned e = elems[k];
-      if (in.masked && !vm_[e]) {
-        ++masked_skipped_;
-        continue;
-      }
-      if (!store) {
-        std::memcpy(&vr_[data_reg][e], &buf[(k - g) * 8], 8);
-        dr.ready[e] = std::max(d, dr.ready[e] + 1);  // writes to an element land in order
-      }
-    }
-    if (first_group) {
-      first_done = d;
-      first_start = s;
-      if (p_.queue_depth) port->waiting.push_back(s);
-    }
-    if (!store) reg_progress_[data_reg].set(cycles(d), end);
-    count_ops(s, n);
-    port->element.set(cycles(s), elems[g]);
-    element_ops_ += n;
-    mem_elements_ += n;
-    port->elements += n;
-    prev = s;
-    last_done = std::max(last_done, d);
-    first_group = false;
+  if (f.first_group && *f.prev_free == unknown) return false;
+  for (std::size_t k = g; k < end; ++k) {  // everything the cycle depends on must be known
+    const unsigned e = f.elems[k];
+    if (f.indexed && operand_ready(index_reg, e, f.chain_b, *f.wb) == unknown) return false;
+    if (f.store && operand_ready(data_reg, e, f.chain_a, *f.wa) == unknown) return false;
+    if (!f.store && dr.ready[e] == unknown) return false;  // the element's earlier write lands first
   }
-  if (!store) {
-    dr.first = first_done;
-    dr.full = last_done;
+  std::uint64_t s = f.first_group ? std::max(f.t, *f.prev_free) : f.prev + 1;
+  for (std::size_t k = g; k < end; ++k) {
+    const unsigned e = f.elems[k];
+    if (f.indexed) {
+      s = std::max(s, operand_ready(index_reg, e, f.chain_b, *f.wb));
+      rt_[index_reg].read_until[e] = std::max(rt_[index_reg].read_until[e], s);
+    }
+    s = std::max(s, f.store ? operand_ready(data_reg, e, f.chain_a, *f.wa) : dr.read_until[e]);
   }
-  const std::uint64_t release =
-      p_.port_held_until_done ? std::max(last_done, first_start) : (first_group ? first_start : prev + 1);
-  port->busy.set(cycles(first_start), 1);
-  port->busy.set(cycles(release), 0);
-  port->busy_cycles += release - first_start;
-  ++port->instructions;
-  port->free_at = release;
-  r.issued = t;
-  drain_ = std::max(drain_, last_done);
-  return {};
+  auto rq = std::make_unique<request>();
+  rq->f = &f;
+  rq->begin = g;
+  rq->end = end;
+  rq->start = s;
+  rq->first = f.first_group;
+  lanes_extension& ext = rq->ext;
+  ext.active_mask = 0;
+  const unsigned L = p_.lanes;
+  tlm::tlm_generic_payload* gp = pool_.allocate();
+  unsigned char* buf = pool_.buffer(gp);
+  unsigned n = 0;
+  for (std::size_t k = g; k < end; ++k) {
+    const unsigned e = f.elems[k];
+    const unsigned lane = static_cast<unsigned>(k - g);
+    if (in.masked && !f.mask[e]) {  // simple masking: the slot passes unused
+      ++masked_skipped_;
+      continue;
+    }
+    const std::uint64_t addr =
+        f.indexed ? f.ops.base + vr_[index_reg][e] * 8
+                  : f.ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) * static_cast<std::int64_t>(f.vs) * 8);
+    if (addr % 8 != 0) {
+      gp->release();
+      set_fault(f, "element " + std::to_string(e) + ": misaligned address " + hex(addr));
+      return false;
+    }
+    ext.address[lane] = addr;
+    ext.active_mask |= 1u << lane;
+    if (f.store) {
+      std::memcpy(&buf[lane * 8], &vr_[data_reg][e], 8);
+      dr.read_until[e] = std::max(dr.read_until[e], s);
+    }
+    ++n;
+  }
+  if (f.first_group) {
+    f.first_start = s;
+    if (f.first_start_cell) *f.first_start_cell = s;
+  }
+  mem_port& port = *f.port;
+  count_ops(s, n);
+  port.element.set(cycles(s), f.elems[g]);
+  element_ops_ += n;
+  mem_elements_ += n;
+  port.elements += n;
+  f.prev = s;
+  f.first_group = false;
+  f.next = end;
+  if (end == f.elems.size()) {
+    f.groups_done = true;
+    if (!p_.port_held_until_done) *f.own_free = s + 1;
+  }
+  if (n == 0) {  // nothing to move: the group is done at its cycle
+    gp->release();
+    group_done(*rq, s);
+    return true;
+  }
+  unsigned first_lane = 0;
+  while (!((ext.active_mask >> first_lane) & 1)) ++first_lane;
+  gp->set_command(f.store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  gp->set_address(ext.address[first_lane]);
+  gp->set_data_ptr(buf);
+  gp->set_byte_enable_ptr(nullptr);
+  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  if (L == 1) {
+    gp->set_data_length(8);
+    gp->set_streaming_width(8);
+  } else {
+    ext.lanes = static_cast<unsigned>(end - g);
+    ext.lane_bytes = 8;
+    ext.acknowledged = false;
+    gp->set_data_length(ext.lanes * 8);
+    gp->set_streaming_width(ext.lanes * 8);
+    gp->set_extension(&ext);
+  }
+  if (!f.store) {
+    rq->prev_ready.resize(end - g);
+    for (std::size_t k = g; k < end; ++k) {
+      const unsigned e = f.elems[k];
+      if (in.masked && !f.mask[e]) continue;
+      rq->prev_ready[k - g] = dr.ready[e];
+      dr.ready[e] = unknown;  // until the response
+    }
+  }
+  rq->gp = gp;
+  ++f.responses_due;
+  port.to_send.push_back(rq.get());
+  requests_.emplace(gp, std::move(rq));
+  return true;
+}
+
+// A group's data are in (loads: in the register) at cycle `done`.
+void vector_unit::group_done(const request& rq, std::uint64_t done) {
+  flight& f = *rq.f;
+  if (!f.store) reg_progress_[f.in.rd].set(cycles(done), rq.end);
+  if (rq.first) {
+    f.first_done = done;
+    if (f.dst) f.dst->first = done;
+  }
+  f.last_done = std::max(f.last_done, done);
+}
+
+// A memory response: the data it carries land now (its cycle is `done`).
+void vector_unit::complete(request& rq, std::uint64_t done) {
+  flight& f = *rq.f;
+  tlm::tlm_generic_payload& gp = *rq.gp;
+  const std::string group = "element group " + std::to_string(f.elems[rq.begin]) + ".." +
+                            std::to_string(f.elems[rq.end - 1]);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+    set_fault(f, group + " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string());
+  } else if (p_.lanes > 1 && !rq.ext.acknowledged) {
+    set_fault(f, group + ": the memory ignored the lanes extension (a multi-lane vector unit needs a lanes-aware "
+                         "memory such as banked_memory)");
+  } else if (!f.store) {
+    const unsigned char* buf = gp.get_data_ptr();
+    for (std::size_t k = rq.begin; k < rq.end; ++k) {
+      const unsigned e = f.elems[k];
+      if (f.in.masked && !f.mask[e]) continue;
+      std::memcpy(&vr_[f.in.rd][e], &buf[(k - rq.begin) * 8], 8);
+      rt_[f.in.rd].ready[e] = std::max(done, rq.prev_ready[k - rq.begin] + 1);  // writes to an element land in order
+    }
+  }
+  group_done(rq, done);
+  --f.responses_due;
+  if (p_.lanes > 1) gp.clear_extension(&rq.ext);
+  gp.release();
+  requests_.erase(&gp);
+  advance();
+}
+
+void vector_unit::finish_flight(flight& f) {
+  const bool any = f.next > 0;
+  if (f.memory) {
+    if (!f.store) {
+      f.dst->first = f.first_done;
+      f.dst->full = f.last_done;
+    }
+    mem_port& port = *f.port;
+    const std::uint64_t release = p_.port_held_until_done ? std::max(f.last_done, f.first_start)
+                                                          : (any ? f.prev + 1 : f.first_start);
+    port.busy.set(cycles(f.first_start), 1);
+    port.busy.set(cycles(release), 0);
+    port.busy_cycles += release - f.first_start;
+    ++port.instructions;
+    *f.own_free = release;
+  } else {
+    unit_state& us = *f.us;
+    if (any) us.busy.set(cycles(f.prev + 1), 0);
+    *f.own_free = any ? f.prev + 1 : f.t;
+    ++us.instructions;
+    if (f.cmp) {
+      --compares_in_flight_;
+      vm_ready_ = std::max(vm_ready_, f.vm_done);
+      vm_pop_sig_.set(cycles(vm_ready_), static_cast<std::uint64_t>(
+                                             std::count(vm_.begin(), vm_.begin() + static_cast<std::ptrdiff_t>(f.vl), true)));
+    } else {
+      if (!any) f.dst->first = f.t;
+      f.dst->full = f.last_done;
+    }
+  }
+  if (f.first_start_cell && *f.first_start_cell == unknown) *f.first_start_cell = 0;  // never started: not waiting
+  drain_ = std::max(drain_, f.last_done);
+  f.finished = true;
+}
+
+void vector_unit::set_fault(const flight& f, const std::string& what) {
+  if (!fault_.empty()) return;
+  fault_ = what;
+  fault_pc_ = f.ops.pc;
+  progress_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+vec::dispatch_result vector_unit::drain() {
+  while (!flights_.empty() && fault_.empty()) wait(progress_ev_);
+  vec::dispatch_result r;
+  r.issued = drain_;
+  r.fault = fault_;
+  r.fault_pc = fault_pc_;
+  return r;
+}
+
+// ---------------------------------------------------------------------------- memory ports
+
+// Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
+// request's END_REQ has come), each for its group's cycle.
+void vector_unit::send_requests(mem_port& port) {
+  while (!port.awaiting_end_req && !port.to_send.empty()) {
+    request& rq = *port.to_send.front();
+    port.to_send.pop_front();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time at = std::max(cycles(rq.start), port.request_phase_end);
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    port.awaiting_end_req = rq.gp;
+    const begin_request_answer a = begin_request(port.socket, *rq.gp, delay, end_resp_owed_);
+    if (a == begin_request_answer::request_open) continue;
+    if (port.awaiting_end_req == rq.gp) port.awaiting_end_req = nullptr;
+    port.request_phase_end = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
+    if (a == begin_request_answer::illegal)
+      fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
+    if (a == begin_request_answer::responded) complete(rq, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+  }
+}
+
+tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic_payload& gp,
+                                                tlm::tlm_phase& ph, sc_core::sc_time& delay) {
+  const auto it = requests_.find(&gp);
+  if (it == requests_.end()) {
+    fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
+    return tlm::TLM_COMPLETED;
+  }
+  const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;  // the phase's annotated time
+  if (ph == tlm::END_REQ) {
+    if (port.awaiting_end_req == &gp) {
+      port.awaiting_end_req = nullptr;
+      port.request_phase_end = at;
+    }
+    send_requests(port);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    if (port.awaiting_end_req == &gp) {  // BEGIN_RESP is an implicit END_REQ
+      port.awaiting_end_req = nullptr;
+      port.request_phase_end = at;
+      send_requests(port);
+    }
+    complete(*it->second, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+    return tlm::TLM_COMPLETED;  // no END_RESP needed
+  }
+  fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
+  return tlm::TLM_COMPLETED;
+}
+
+// The oldest memory request that has not completed (one waiting for END_REQ first), or the
+// oldest instruction still in flight.
+std::string vector_unit::pending_work() const {
+  if (flights_.empty()) return {};
+  const request* stuck = nullptr;
+  bool end_req = false;
+  for (const auto& [gp, rq] : requests_) {
+    const bool waits = rq->f->port->awaiting_end_req == gp;
+    if (!stuck || std::make_tuple(!waits, rq->f->seq, rq->begin) < std::make_tuple(!end_req, stuck->f->seq, stuck->begin)) {
+      stuck = rq.get();
+      end_req = waits;
+    }
+  }
+  const flight& f = stuck ? *stuck->f : *flights_.front();
+  std::string what = "line " + std::to_string(f.in.line) + " (" + f.in.text + ") issued at cycle " +
+                     std::to_string(f.t) + " has not completed";
+  if (!stuck) return what;
+  const bool sent = end_req || std::find(f.port->to_send.begin(), f.port->to_send.end(), stuck) == f.port->to_send.end();
+  return what + ": element group " + std::to_string(f.elems[stuck->begin]) + ".." +
+         std::to_string(f.elems[stuck->end - 1]) + ", " + (stuck->gp->is_read() ? "READ " : "WRITE ") +
+         hex(stuck->gp->get_address()) + " through " + f.port->socket.name() +
+         (end_req ? ": END_REQ never came" : sent ? ": no response came" : ": not sent yet");
 }
 
 // ---------------------------------------------------------------------------- tracing

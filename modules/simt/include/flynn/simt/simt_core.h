@@ -133,6 +133,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<mem_request>> requests_;
   std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
   tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
+  sc_core::sc_time request_phase_end_[2];  // the last END_REQ's annotated time, per socket
   unsigned memory_in_flight_ = 0;
   sc_core::sc_event memory_news_;
   end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ

@@ -125,6 +125,7 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
   std::deque<row_read> to_read_;
   std::unordered_map<tlm::tlm_generic_payload*, row_read> reading_;  // sent, not answered yet
   tlm::tlm_generic_payload* request_open_ = nullptr;                 // waiting for its END_REQ
+  sc_core::sc_time request_phase_end_;  // the last END_REQ's annotated time
   end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ
   payload_pool pool_{0};                                              // the rows hold the data
   sc_core::sc_event to_read_ev_, end_req_ev_;

@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -17,7 +18,9 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/memory_manager.h"
 #include "flynn/vector/dispatch.h"
 
 namespace flynn {
@@ -60,34 +63,62 @@ class vector_unit : public module, public vec::vector_dispatch_if {
 
   vec::dispatch_result dispatch(const vec::instr& in, const vec::scalar_operands& ops,
                                 std::uint64_t earliest) override;
-  std::uint64_t drain_cycle() const override { return drain_; }
+  vec::dispatch_result drain() override;
   sc_core::sc_time clock() const override { return clock_period(); }
 
   void attach_trace(trace_sink& sink) override;
   void finish() override;
+  std::string pending_work() const override;
 
  private:
+  // A time that is not known yet: a memory response still to come, or what depends on one.
+  static constexpr std::uint64_t unknown = ~std::uint64_t(0);
+  using time_cell = std::shared_ptr<std::uint64_t>;  // a time filled in when it is known
+
   struct mem_port;
+  struct flight;
+  struct request;
   struct unit_state {
-    std::uint64_t free_at = 0;
-    std::deque<std::uint64_t> waiting;  // first-element start of queued instructions
+    time_cell free_at = std::make_shared<std::uint64_t>(0);  // the last instruction's release
+    std::deque<time_cell> waiting;  // first-element start of queued instructions
     stat_counter element_ops, busy_cycles, instructions;
     trace_signal busy, element;
   };
 
-  // Timing of one vector register's last write, per element.
+  // The first and the last element result of one write of a vector register.
+  struct write_times {
+    std::uint64_t first = 0, full = 0;
+  };
+  // Timing of a vector register, per element: written (available) at, last read at.
   struct reg_timing {
-    std::vector<std::uint64_t> ready;      // element i written (available) at
-    std::vector<std::uint64_t> read_until; // element i last read at
-    std::uint64_t first = 0, full = 0;     // first element, whole vector available at
+    std::vector<std::uint64_t> ready;
+    std::vector<std::uint64_t> read_until;
+    std::shared_ptr<write_times> last = std::make_shared<write_times>();  // the latest write's
   };
 
-  std::uint64_t operand_ready(unsigned v, unsigned i, bool chained) const;
-  std::uint64_t admit(std::deque<std::uint64_t>& waiting, std::uint64_t t, std::uint64_t free_at) const;
-  bool chains(unsigned v, std::uint64_t& t) const;
-  std::string exec_memory(const vec::instr& in, const vec::scalar_operands& ops,
-                          std::uint64_t t, vec::dispatch_result& r);
-  void exec_arith(const vec::instr& in, const vec::scalar_operands& ops, std::uint64_t t);
+  // Issue (decisions taken at the issue cycle at the latest, see dispatch).
+  struct issue_plan;
+  bool plan_issue(const vec::instr& in, std::uint64_t t, issue_plan& p, std::uint64_t& until);
+  int later(std::uint64_t x, std::uint64_t t, std::uint64_t& until) const;
+  int chains(const write_times& r, std::uint64_t& t, std::uint64_t& until) const;
+  bool admit(std::deque<time_cell>& waiting, std::uint64_t& t, std::uint64_t free_at,
+             std::uint64_t& until) const;
+  std::string commit(const vec::instr& in, const vec::scalar_operands& ops, const issue_plan& p);
+  void settle();
+  // Element groups, in simulated time.
+  void advance();
+  bool blocked(std::size_t i) const;
+  bool start_group(flight& f);
+  bool start_arith_group(flight& f);
+  bool start_memory_group(flight& f);
+  void finish_flight(flight& f);
+  std::uint64_t operand_ready(unsigned v, unsigned e, bool chained, const write_times& w) const;
+  void send_requests(mem_port& port);
+  void complete(request& rq, std::uint64_t done);
+  void group_done(const request& rq, std::uint64_t done);
+  void set_fault(const flight& f, const std::string& what);
+  tlm::tlm_sync_enum nb_transport_bw(mem_port& port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay);
   std::uint64_t alu(vec::op o, std::uint64_t a, std::uint64_t b) const;
   fu unit_of(vec::op o) const;
   unsigned latency_of(fu u) const;
@@ -101,10 +132,25 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::vector<bool> vm_;
   std::uint64_t vl_ = 0, vs_ = 1;
   std::uint64_t vl_ready_ = 0, vm_ready_ = 0;
+  unsigned compares_in_flight_ = 0;  // vm_ready_ and vm_ are final when none
   std::uint64_t first_issue_ = 0, last_issue_ = 0, drain_ = 0;
   bool issued_any_ = false;
   std::array<unit_state, static_cast<std::size_t>(fu::count_)> units_;
   std::vector<std::unique_ptr<mem_port>> ports_;
+
+  // Instructions whose element groups are still to start or whose memory responses are still
+  // to come, in program order.
+  std::deque<std::unique_ptr<flight>> flights_;
+  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<request>> requests_;  // sent or to send
+  payload_pool pool_;
+  end_resp_sender end_resp_owed_;
+  std::uint64_t next_seq_ = 0;
+  bool advancing_ = false, advance_again_ = false;
+  sc_core::sc_event progress_ev_;          // something became known
+  sc_core::sc_time settled_at_ = sc_core::SC_ZERO_TIME;
+  bool settled_ = false;                   // every response of settled_at_ has arrived
+  std::string fault_;                      // a fault met by an instruction in flight
+  std::int64_t fault_pc_ = -1;
 
   // Element operations per cycle: a window of recent cycles, folded into a histogram.
   std::map<std::uint64_t, std::uint32_t> ops_window_;  // cycle -> element ops starting
