@@ -1,4 +1,6 @@
 #include "flynn/memory/banked_memory.h"
+
+#include "flynn/common/format.h"
 #include "flynn/tlm/wavefront_extension.h"
 
 #include <algorithm>
@@ -33,6 +35,10 @@ void banked_memory_params::visit(param_visitor& v) {
         {"multiported_banks", "",
          "each port has its own access path into every bank (false: ports share the banks)"},
         multiported_banks);
+  param(v, {"lt_race_fault", "",
+            "a write landing in a word before an LT read that was answered earlier reads it is a fault (false: the "
+            "read keeps the value it was answered with)"},
+        lt_race_fault);
   param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
   param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
              {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
@@ -351,17 +357,20 @@ void banked_memory::forget_past() {
   const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
   for (auto& b : banks_) b.forget_before(now);
   for (auto& ps : ports_) ps->calendar.forget_before(now);
+  for (auto it = lt_reads_.begin(); it != lt_reads_.end();)
+    it = it->second.cycle < now ? lt_reads_.erase(it) : std::next(it);
 }
 
 // Data moves word by word at the cycle of the wavefront that carries the word: a write
 // takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
 // simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
 // cycles see them; a read for an earlier cycle does not.
-void banked_memory::move_data(tlm::tlm_generic_payload& gp, bool answer_later) {
+void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later) {
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
   const unsigned wb = p_.word_bytes;
-  commit_until(sc_core::sc_time_stamp().value() / clock_period().value());
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  commit_until(now);
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
@@ -377,9 +386,11 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, bool answer_later) {
         if (answer_later && ports_.size() > 1) {
           watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
           watched_words_[&gp].push_back(w);
+        } else if (p_.lt_race_fault && ports_.size() > 1 && when >= now) {
+          lt_reads_.emplace(w, lt_read{when, now, port});
         }
       } else {
-        write_word(w, when, lo, hi, b);
+        write_word(w, when, lo, hi, b, port);
       }
     }
   };
@@ -408,7 +419,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, bool answer_later) {
 // Bytes [lo, hi) of word w, written at cycle `when`: at once when that cycle has come and no
 // earlier write to the word waits, else queued.
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
-                               const unsigned char* src) {
+                               const unsigned char* src, unsigned port) {
   // With one port, requests are served in the order they come, each after the last one's
   // wavefronts: no later request can access the word before this write, so it is made now.
   if (ports_.size() == 1) {
@@ -416,6 +427,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
     return;
   }
   const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  if (!lt_reads_.empty()) check_lt_reads(w, when, port);
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);
     if (!watch_.empty()) refresh_watchers(w, when);
@@ -429,6 +441,31 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
   pending_.emplace(w, std::move(pw));
   commit_order_.push({when, write_seq_ - 1, w});
   if (!watch_.empty()) refresh_watchers(w, when);
+}
+
+// A write to word w landing at cycle `when`, granted after an LT read that reads the word at
+// that cycle or later: the read was answered when it was granted and cannot see the write,
+// which the hardware's read would return. The write was made before the read completed, so
+// nothing in the program orders the two: a race, reported as a simulated fault naming both.
+// (An AT read is answered at its response and sees the write: see refresh_watchers.)
+void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port) {
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  const auto range = lt_reads_.equal_range(w);
+  for (auto it = range.first; it != range.second;) {
+    const lt_read& r = it->second;
+    if (r.cycle < now) {  // past: no later write can land before it
+      it = lt_reads_.erase(it);
+      continue;
+    }
+    if (r.cycle >= when && r.port != port)
+      fault("race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
+            " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
+            ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
+            std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
+            "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
+            "the hardware would (an AT read would)");
+    ++it;
+  }
 }
 
 // A write to word w landing at cycle `when`, granted after AT reads that read the word at
@@ -521,7 +558,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     return;
   }
   const timing t = reserve(ps, gp, arrival);
-  move_data(gp);
+  move_data(gp, port);
   delay = at_cycle(t.done) - now;
 }
 
@@ -635,12 +672,12 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   port_state& ps = *ports_[r.port];
   if (r.lt) {  // an LT call waiting in b_transport: answered there
     r.lt->t = reserve(ps, gp, r.arrival);
-    move_data(gp);
+    move_data(gp, r.port);
     r.lt->granted.notify();
     return false;
   }
   const timing t = reserve(ps, gp, r.arrival);
-  move_data(gp, gp.is_read());
+  move_data(gp, r.port, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once

@@ -39,6 +39,7 @@ struct banked_memory_params {
   unsigned load_ports = 0;
   unsigned store_ports = 0;
   bool multiported_banks = true;
+  bool lt_race_fault = true;  // see docs: an LT read answered before a racing write lands
   bool dmi = true;
   memory_init init = memory_init::zero;
   std::uint64_t seed = 1;
@@ -96,7 +97,7 @@ class banked_memory : public module {
   void collect_words(tlm::tlm_generic_payload& gp);
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
   // it but landing at or before their cycles still changes (see watch_).
-  void move_data(tlm::tlm_generic_payload& gp, bool answer_later = false);
+  void move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later = false);
   std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;
   sc_core::sc_time at_cycle(std::uint64_t c) const;
 
@@ -155,7 +156,16 @@ class banked_memory : public module {
   mutable std::priority_queue<landing, std::vector<landing>, std::greater<landing>> commit_order_;
   std::uint64_t write_seq_ = 0;
   mutable std::vector<const pending_write*> overlay_scratch_;
-  void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src);
+  void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src,
+                  unsigned port);
+  // LT reads answered when granted, for a word cycle not yet past: a write granted after one
+  // that lands at or before its cycle is a race the LT read cannot see (see check_lt_reads).
+  struct lt_read {
+    std::uint64_t cycle, granted;
+    unsigned port;
+  };
+  std::unordered_multimap<std::uint64_t, lt_read> lt_reads_;
+  void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port);
   void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
   void commit_until(std::uint64_t cycle) const;
   // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go.
