@@ -43,6 +43,20 @@ for g in ("a", "b"):
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 EOF
 
+# LT generators running ahead of simulated time (quantum 1000) on a memory that makes each
+# call for a later cycle wait for its cycle (lt_time_order): granted in time order again.
+python3 - "$WORK/contention_lt.json" "$WORK/contention_lt_ahead.json" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = "contention_lt_ahead"
+c["description"] = "two LT traffic generators running ahead (quantum 1000) on a memory with lt_time_order"
+for g in ("a", "b"):
+    c["modules"][g]["quantum"] = 1000
+c["modules"]["a"]["streams"][0]["stride"] = 16  # both on bank 0: the order of grants decides
+c["modules"]["mem"]["lt_time_order"] = True
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+EOF
+
 check() {  # check NAME SCENARIO
   local name="$1" sc="$2"
   n=$((n + 1))
@@ -112,6 +126,7 @@ EOF
 
 check contention "$WORK/contention.json"
 check contention_lt "$WORK/contention_lt.json"
+check contention_lt_ahead "$WORK/contention_lt_ahead.json"
 check shared_2way "$SRC/scenarios/memory/shared_2way.json"
 check vector_3ports "$SRC/scenarios/vector/average_vector_chained_3ports.json"
 check simt_two_level "$SRC/scenarios/simt/two_level.json"

@@ -239,6 +239,52 @@ TEST_CASE("a write landing after an answered LT read's word cycle is no race") {
   CHECK(got[16] == 0);
 }
 
+// Two LT initiators on one bank (latency and bank busy 11, ports sharing the banks): `ahead`
+// calls at cycle 0 for cycle 5 (running ahead of simulated time), `now` calls at cycle 1 for
+// cycle 1. Booked in call order, `ahead` holds the bank from 5 and `now` waits for it
+// (call_order_grants counts the grant); with lt_time_order the early call waits in the
+// memory for its cycle and the bank goes to `now` first, as in simulated time.
+namespace {
+std::pair<std::uint64_t, std::uint64_t> ahead_and_now(bool time_order, std::uint64_t& call_order) {
+  auto p = memory_params(16, 11);
+  p.shared_ports = 2;
+  p.multiported_banks = false;
+  p.lt_time_order = time_order;
+  banked_memory mem("mem", p);
+  std::uint64_t done_ahead = 0, done_now = 0;
+  initiator ahead("ahead", [&](initiator& i) {
+    std::uint64_t v = 0;
+    done_ahead = i.access(tlm::TLM_READ_COMMAND, 0, &v, 8, 5);
+  });
+  initiator now("now", [&](initiator& i) {
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+    std::uint64_t v = 0;
+    done_now = i.access(tlm::TLM_READ_COMMAND, 16 * 8, &v, 8, 1);
+  });
+  ahead.socket.bind(mem.port(0));
+  now.socket.bind(mem.port(1));
+  run();
+  call_order = stat(mem, "call_order_grants");
+  return {done_ahead, done_now};
+}
+}  // namespace
+
+TEST_CASE("LT calls booked ahead of time are granted in call order - and counted") {
+  std::uint64_t call_order = 0;
+  const auto [ahead, now] = ahead_and_now(false, call_order);
+  CHECK(ahead == 16);
+  CHECK(now == 27);
+  CHECK(call_order == 1);
+}
+
+TEST_CASE("lt_time_order: an LT call for a later cycle waits for it and is granted in time order") {
+  std::uint64_t call_order = 0;
+  const auto [ahead, now] = ahead_and_now(true, call_order);
+  CHECK(now == 12);
+  CHECK(ahead == 23);
+  CHECK(call_order == 0);
+}
+
 TEST_CASE("port kinds: a load port refuses writes - a store port refuses reads") {
   auto p = memory_params(16, 11);
   p.shared_ports = 0;

@@ -39,6 +39,10 @@ void banked_memory_params::visit(param_visitor& v) {
             "a write landing in a word before an LT read that was answered earlier reads it is a fault (false: the "
             "read keeps the value it was answered with)"},
         lt_race_fault);
+  param(v, {"lt_time_order", "",
+            "an LT call for a later cycle (made from a thread) waits in the memory until that cycle and is granted "
+            "in time order with the others (false: booked at once, in call order)"},
+        lt_time_order);
   param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
   param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
              {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
@@ -107,6 +111,7 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   mapping_ = make_bank_mapping(p_.mapping, p_.banks, p_.block_words);
   initial_image(p_, data_);
   const unsigned n = p_.ports();
+  lt_ahead_.assign(n, 0);
   for (unsigned i = 0; i < n; ++i) {
     port_kind k = i < p_.shared_ports                   ? port_kind::shared
                   : i < p_.shared_ports + p_.load_ports ? port_kind::load
@@ -153,6 +158,9 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
              "cycles requests finished later than an unconflicted access because of busy banks");
   stats_.add("port_stall_cycles", port_stall_, "cycles",
              "cycles requests waited for a port still issuing an earlier request's wavefronts");
+  stats_.add("call_order_grants", call_order_grants_, "requests",
+             "requests granted after another port's LT call for a later cycle had been booked (an initiator running "
+             "ahead of simulated time): their arbitration followed call order, not simulated time (see lt_time_order)");
   stats_.add("errors", errors_, "requests", "requests answered with an error response");
   stats_.add("debug_accesses", dbg_, "requests", "transport_dbg calls");
   stats_.add_real(
@@ -545,9 +553,12 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     return;
   }
   const std::uint64_t arrival = arrival_cycle(delay);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
   const auto caller = sc_core::sc_get_current_process_handle();
-  if (at_cycle(arrival) == now && caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_) {
+  const bool thread = caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_;
+  if (p_.lt_time_order && thread && at_cycle(arrival) > sc_core::sc_time_stamp())
+    sc_core::wait(at_cycle(arrival) - sc_core::sc_time_stamp());  // then granted with that cycle's batch
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (at_cycle(arrival) == now && thread) {
     // A call for the current cycle is granted with the other requests of the cycle, AT or
     // LT, in the arbiter's order: the caller waits the delta cycle that takes.
     lt_grant g;
@@ -557,6 +568,8 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     delay = at_cycle(g.t.done) - sc_core::sc_time_stamp();
     return;
   }
+  note_call_order(port, arrival);
+  lt_ahead_[port] = std::max(lt_ahead_[port], arrival);
   const timing t = reserve(ps, gp, arrival);
   move_data(gp, port);
   delay = at_cycle(t.done) - now;
@@ -666,10 +679,20 @@ void banked_memory::arbitrate() {
   }
 }
 
+// A request for cycle `arrival` granted after another port's LT call booked a later cycle.
+void banked_memory::note_call_order(unsigned port, std::uint64_t arrival) {
+  for (unsigned q = 0; q < lt_ahead_.size(); ++q)
+    if (q != port && lt_ahead_[q] > arrival) {
+      ++call_order_grants_;
+      return;
+    }
+}
+
 // Grants one AT request; true when its END_REQ went out at once.
 bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   tlm::tlm_generic_payload& gp = *r.gp;
   port_state& ps = *ports_[r.port];
+  note_call_order(r.port, r.arrival);
   if (r.lt) {  // an LT call waiting in b_transport: answered there
     r.lt->t = reserve(ps, gp, r.arrival);
     move_data(gp, r.port);

@@ -40,6 +40,7 @@ struct banked_memory_params {
   unsigned store_ports = 0;
   bool multiported_banks = true;
   bool lt_race_fault = true;  // see docs: an LT read answered before a racing write lands
+  bool lt_time_order = false;  // an LT call for a later cycle waits in the memory for its cycle
   bool dmi = true;
   memory_init init = memory_init::zero;
   std::uint64_t seed = 1;
@@ -186,7 +187,9 @@ class banked_memory : public module {
 
   // Stats.
   stat_counter reads_, writes_, bytes_read_, bytes_written_, word_accesses_, wavefronts_,
-      conflicts_, bank_stall_, port_stall_, errors_, dbg_;
+      conflicts_, bank_stall_, port_stall_, errors_, dbg_, call_order_grants_;
+  std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
+  void note_call_order(unsigned port, std::uint64_t arrival);
   std::vector<stat_counter> bank_accesses_, port_requests_;
 
   // Tracing: busy intervals merged per bank / port before they are recorded.
