@@ -112,6 +112,10 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   initial_image(p_, data_);
   const unsigned n = p_.ports();
   lt_ahead_.assign(n, 0);
+  sc_core::sc_spawn([this] {  // a thread: a fault is raised from threads only
+    sc_core::wait(race_ev_);
+    fault(race_);
+  }, "race_reporter");
   for (unsigned i = 0; i < n; ++i) {
     port_kind k = i < p_.shared_ports                   ? port_kind::shared
                   : i < p_.shared_ports + p_.load_ports ? port_kind::load
@@ -465,13 +469,15 @@ void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned
       it = lt_reads_.erase(it);
       continue;
     }
-    if (r.cycle >= when && r.port != port)
-      fault("race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
+    if (r.cycle >= when && r.port != port && race_.empty()) {
+      race_ = "race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
             " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
             ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
             std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
             "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
-            "the hardware would (an AT read would)");
+            "the hardware would (an AT read would)";
+      race_ev_.notify(sc_core::SC_ZERO_TIME);  // reported from a thread (this may run in the arbiter method)
+    }
     ++it;
   }
 }

@@ -167,6 +167,8 @@ class banked_memory : public module {
   };
   std::unordered_multimap<std::uint64_t, lt_read> lt_reads_;
   void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port);
+  std::string race_;          // the first race found, reported by a thread of its own
+  sc_core::sc_event race_ev_;
   void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
   void commit_until(std::uint64_t cycle) const;
   // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go.
