@@ -97,7 +97,6 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
     if (!issues.empty()) {
       const auto& i = issues.front();
       const std::string p = join_path(m.path, i.field);
-      json found_value;
       throw input_error(sd.origin_of(p), p, i.expected, i.found);
     }
     json entry = json::object();
@@ -355,7 +354,7 @@ bool platform::runs_program() const {
 
 std::uint64_t platform::instructions() const {
   std::uint64_t n = 0;
-  for (auto* m : modules_) n += m->instructions_retired();
+  for (auto* m : modules_) n += m->instructions_executed();
   return n;
 }
 

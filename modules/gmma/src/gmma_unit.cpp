@@ -42,7 +42,7 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
   link.bind(*this);
   SC_THREAD(worker);
   stats_.add("wgmma", wgmmas_, "instructions", "warpgroup MMAs run (one per group of warps)");
-  stats_.add("hw_instructions", warp_parts_, "instructions", "wgmma instructions the warps issued (one per warp)");
+  stats_.add("hw_instructions", hw_instructions_, "instructions", "wgmma instructions the warps issued (one per warp)");
   stats_.add("smem_requests", smem_requests_, "requests", "multi-lane shared-memory reads of A and B (16-byte chunks)");
   stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
              "shared-memory wavefronts the A and B reads took, as the bound memory reports them");
@@ -152,9 +152,9 @@ std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint6
   g.ids[r.warp_in_group] = id;
   g.arrived[r.warp_in_group] = t;
   ++g.count;
-  ++warp_parts_;
-  if (g.count == 1) state_.set(cycles(t), 1);
-  arrived_sig_.set(cycles(t), g.count);
+  ++hw_instructions_;
+  if (g.count == 1) state_.set(to_time(t), 1);
+  arrived_sig_.set(to_time(t), g.count);
   if (g.count < p_.warps || it != q.begin()) return {};
   // Complete groups go to the worker in arrival order; it moves their data at the cycles
   // the state machine says (operand reads sample shared memory then, not now).
@@ -182,12 +182,12 @@ void gmma_unit::worker() {
 // The worker reaches cycle `at` (it never goes back: a request for an earlier cycle is
 // made now, and the port it goes to was busy until now in any case).
 sc_core::sc_time gmma_unit::ahead(std::uint64_t at) const {
-  const sc_core::sc_time when = cycles(at);
+  const sc_core::sc_time when = to_time(at);
   return when > sc_core::sc_time_stamp() ? when - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
 }
 
 void gmma_unit::reach(std::uint64_t at) {
-  const sc_core::sc_time when = cycles(at);
+  const sc_core::sc_time when = to_time(at);
   if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
 }
 
@@ -262,7 +262,7 @@ std::string gmma_unit::run(gathering& g) {
     t = std::max(t, math_starts_[math_starts_.size() - (p_.operand_buffers - 1)]);
   else if (p_.operand_buffers == 1 && last_end_ > 0)
     t = std::max(t, last_end_);
-  state_.set(cycles(start), 2);
+  state_.set(to_time(start), 2);
 
   // 2. A slices: warp w's rows 16w .. 16w+15, row-major 16 x 16.
   std::vector<std::vector<std::uint16_t>> a(warps, std::vector<std::uint16_t>(16 * 16));
@@ -365,7 +365,7 @@ std::string gmma_unit::run(gathering& g) {
       gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       gp.set_extension(&x);
       math_start = std::min(math_start, ready);
-      if (w == 0) group_sig_.set(cycles(ready), q);
+      if (w == 0) group_sig_.set(to_time(ready), q);
       sc_core::sc_time delay = ahead(ready);
       tracked_b_transport(*tc[w], gp, delay);
       gp.clear_extension(&x);
@@ -394,11 +394,11 @@ std::string gmma_unit::run(gathering& g) {
   }
   std::vector<std::uint64_t> sorted = part_done;
   std::sort(sorted.begin(), sorted.end());
-  for (unsigned k = 0; k < warps; ++k) parts_done_.set(cycles(sorted[k]), k + 1);
-  parts_done_.set(cycles(end + 1), 0);
-  state_.set(cycles(math_start), 3);
-  state_.set(cycles(end), 4);  // the end signal
-  state_.set(cycles(end + 1), 0);
+  for (unsigned k = 0; k < warps; ++k) parts_done_.set(to_time(sorted[k]), k + 1);
+  parts_done_.set(to_time(end + 1), 0);
+  state_.set(to_time(math_start), 3);
+  state_.set(to_time(end), 4);  // the end signal
+  state_.set(to_time(end + 1), 0);
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) +
                               ": warps arrived " + std::to_string(first) + " .. " + std::to_string(last) +
@@ -407,9 +407,9 @@ std::string gmma_unit::run(gathering& g) {
   if (trace_sink* tl = timeline_) {
     const std::uint64_t id = wgmmas_.value();
     const std::string what = "wgmma m64n" + std::to_string(n) + "k16 #" + std::to_string(id);
-    tl->span(name(), "gmma.start_barrier", what, id, cycles(first), cycles(last));
-    tl->span(name(), "gmma.operands", what, id, cycles(start), cycles(std::max(start, math_start)));
-    tl->span(name(), "gmma.math", what, id, cycles(math_start), cycles(end));
+    tl->span(name(), "gmma.start_barrier", what, id, to_time(first), to_time(last));
+    tl->span(name(), "gmma.operands", what, id, to_time(start), to_time(std::max(start, math_start)));
+    tl->span(name(), "gmma.math", what, id, to_time(math_start), to_time(end));
   }
   math_starts_.push_back(math_start);
   while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
@@ -418,7 +418,7 @@ std::string gmma_unit::run(gathering& g) {
     if (trace_sink* sink = state_.sink()) {  // a waveform view of this first MMA
       const std::vector<std::string> scopes{name()};  // this unit's signals first, then the rest
       sink->add_view({"gmma", "one wgmma from the start barrier (marker A) to the end signal (marker B)", scopes,
-                      cycles(first), cycles(end)});
+                      to_time(first), to_time(end)});
     }
   }
   last_end_ = end;

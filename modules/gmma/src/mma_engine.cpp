@@ -119,15 +119,15 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
     gp.set_data_length(128);
     gp.set_streaming_width(128);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = cycles(t) - sc_core::sc_time_stamp();
+    sc_core::sc_time delay = to_time(t) - sc_core::sc_time_stamp();
     tracked_b_transport(smem, gp, delay);
     gp.clear_extension(&served);
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
       fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
     ++smem_requests_;
     smem_wavefronts_ += std::max(1u, served.wavefronts);
-    requests_sig_.set(cycles(t), 1);
-    requests_sig_.set(cycles(t + 1), 0);
+    requests_sig_.set(to_time(t), 1);
+    requests_sig_.set(to_time(t + 1), 0);
     landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
   }
   return landed;
@@ -198,7 +198,7 @@ void mma_engine::run() {
   std::uint64_t t = 0, end = 0;
   std::vector<std::uint64_t> a_landed(units), b_landed(std::size_t(units) * groups);
   for (unsigned blk = 0; blk < blocks; ++blk) {
-    k_block_sig_.set(cycles(t), blk);
+    k_block_sig_.set(to_time(t), blk);
     // Requests in order: every unit's A slice, then B column group by column group. A is
     // row-major with K per row, so a unit's slice of this block is rows of kb elements.
     for (unsigned u = 0; u < units; ++u) {
@@ -238,10 +238,10 @@ void mma_engine::run() {
         const std::uint64_t start = std::max(ready, tc_free[w]);
         if (!sp_busy_.empty()) {
           if (start > tc_free[w]) {  // idle since the previous step
-            sp_busy_[w].set(cycles(tc_free[w]), 0);
-            sp_busy_[w].set(cycles(start), 1);
+            sp_busy_[w].set(to_time(tc_free[w]), 0);
+            sp_busy_[w].set(to_time(start), 1);
           }
-          sp_group_[w].set(cycles(start), g);
+          sp_group_[w].set(to_time(start), g);
         }
         tc_free[w] = start + step_cycles;
         busy[w] += step_cycles;
@@ -267,11 +267,11 @@ void mma_engine::run() {
           d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j] = acc;
         }
   }
-  for (unsigned w = 0; w < sp_busy_.size(); ++w) sp_busy_[w].set(cycles(tc_free[w]), 0);
+  for (unsigned w = 0; w < sp_busy_.size(); ++w) sp_busy_[w].set(to_time(tc_free[w]), 0);
   fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;
   tc_busy_ += *std::max_element(busy.begin(), busy.end());
   total_ = end;
-  if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
+  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
   done_ = true;
 }
 

@@ -357,7 +357,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (timeline_)
     timeline_->span(name(), "port" + std::to_string(ps.adapter.index),
                     std::string(gp.is_read() ? "read " : "write ") + std::to_string(gp.get_data_length()) + " B",
-                    ++spans_, cycles(arrival), cycles(done));
+                    ++spans_, to_time(arrival), to_time(done));
   return {first, done};
 }
 
@@ -802,8 +802,8 @@ bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& 
     case port_kind::load: dmi.allow_read(); break;
     case port_kind::store: dmi.allow_write(); break;
   }
-  dmi.set_read_latency(cycles(p_.latency));
-  dmi.set_write_latency(cycles(p_.latency));
+  dmi.set_read_latency(to_time(p_.latency));
+  dmi.set_write_latency(to_time(p_.latency));
   return true;
 }
 

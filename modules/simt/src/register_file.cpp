@@ -106,7 +106,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       ++reads_;
     }
   }
-  delay = cycles(done) - sc_core::sc_time_stamp();
+  delay = to_time(done) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

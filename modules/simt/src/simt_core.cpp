@@ -140,8 +140,9 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory");
   stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
   stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
-  stats_.add("idle_cycles_mbarrier", idle_async_, "cycles",
-             "cycles without a ready warp, the next ready one waiting on an mbarrier phase (or another async unit)");
+  stats_.add("idle_cycles_async", idle_async_, "cycles",
+             "cycles without a ready warp, the next ready one waiting on an asynchronous unit (an mbarrier phase, a "
+             "TMA store)");
   stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
              "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
   auto mean = [this](const char* stat, const std::pair<stat_counter, stat_counter>& x, const char* what) {
@@ -185,7 +186,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
 simt_core::~simt_core() = default;
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
-std::uint64_t simt_core::instructions_retired() const { return warp_instr_.value(); }
+std::uint64_t simt_core::instructions_executed() const { return warp_instr_.value(); }
 
 unsigned simt_core::block_registers() const {
   int regs = 0;
@@ -329,7 +330,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.ready_at = t;
       w.age = age_++;
       bs.warps.push_back(slot);
-      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(cycles(t), 1);
+      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(to_time(t), 1);
     }
   }
 }
@@ -567,7 +568,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     requests_.emplace(gp, std::move(rq));
     to_send_[port].push_back(gp);
   }
-  lsu_transactions_.set(cycles(t), groups.size());
+  lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;
 }
 
@@ -580,7 +581,7 @@ void simt_core::send_requests(unsigned port) {
     to_send_[port].pop_front();
     mem_request& rq = *requests_.at(gp);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time at = std::max(cycles(rq.arrival), request_phase_end_[port]);
+    const sc_core::sc_time at = std::max(to_time(rq.arrival), request_phase_end_[port]);
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     awaiting_end_req_[port] = gp;
     const begin_request_answer a = begin_request(sock, *gp, delay, end_resp_owed_);
@@ -677,7 +678,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
         } else {
           w.ready_at = done;
         }
-        if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
+        if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(done), 1);
       }
     }
     end_ = std::max(end_, done);
@@ -710,7 +711,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   w.at_barrier = true;
   w.why = warp::wait::barrier;
   ++bs.arrived;
-  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 3);
+  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 3);
   if (bs.arrived < bs.warps_left) return;
   if (bs.exited_threads > 0) {
     fault_ = deadlock_report();
@@ -723,7 +724,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
     if (!x.live) continue;
     x.at_barrier = false;
     x.ready_at = std::max(x.ready_at, release);
-    if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(s)].set(cycles(release), 1);
+    if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(s)].set(to_time(release), 1);
   }
 }
 
@@ -806,9 +807,9 @@ std::uint64_t simt_core::execute_async(warp& w, const simt::instr& in, std::uint
           if (it != mbar_traced_.end()) {
             trace_signal* sig = &mbar_trace_[3 * static_cast<std::size_t>(it - mbar_traced_.begin())];
             auto show = [this, sig, &b](std::uint64_t at) {
-              sig[0].set(cycles(at), b.phase());
-              sig[1].set(cycles(at), b.pending_arrivals());
-              sig[2].set(cycles(at), static_cast<std::uint64_t>(b.pending_bytes()) & 0xffffffffu);
+              sig[0].set(to_time(at), b.phase());
+              sig[1].set(to_time(at), b.pending_arrivals());
+              sig[2].set(to_time(at), static_cast<std::uint64_t>(b.pending_bytes()) & 0xffffffffu);
             };
             show(t);
             b.on_change(show);
@@ -1003,7 +1004,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   if (w.exited != 0xffffffffu) return;
   w.live = false;
   sched_->retire(w.slot);
-  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 0);
+  if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 0);
   if (--bs.warps_left == 0) {
     // TMA rows still to land in the block's shared memory would complete on barriers the
     // next block in this slot replaces: a program error, reported as such.
@@ -1068,18 +1069,18 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   ++warp_instr_;
   ++active_hist_[active];
   ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
-  issue_warp_.set(cycles(t), static_cast<std::uint64_t>(group.front()->slot));
-  issue_pc_.set(cycles(t), group.front()->stack.back().pc);
-  active_mask_.set(cycles(t), lanes);
-  active_lanes_.set(cycles(t), active);
+  issue_warp_.set(to_time(t), static_cast<std::uint64_t>(group.front()->slot));
+  issue_pc_.set(to_time(t), group.front()->stack.back().pc);
+  active_mask_.set(to_time(t), lanes);
+  active_lanes_.set(to_time(t), active);
   if (timeline_)
     for (warp* w : group) {
       const auto& in = kernel_.code[w->stack.back().pc];
       const std::string track = "warp slot " + std::to_string(w->slot);
       const bool waits = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
       if (waits && t > w->issue_end)
-        timeline_->slice(name(), track, std::string("waiting: ") + simt::mnemonic(in.code), cycles(w->issue_end), cycles(t));
-      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, cycles(t), cycles(t + occupancy));
+        timeline_->slice(name(), track, std::string("waiting: ") + simt::mnemonic(in.code), to_time(w->issue_end), to_time(t));
+      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + occupancy));
       w->issue_end = t + occupancy;
     }
   for (warp* w : group) execute(*w, t, occupancy);
@@ -1140,8 +1141,8 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       w.why = warp::wait::memory;
       blocking = false;
       if (!warp_state_.empty()) {  // waiting on memory until the access completes
-        warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(t), 2);
-        if (done != unknown_cycle) warp_state_[static_cast<std::size_t>(w.slot)].set(cycles(done), 1);
+        warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 2);
+        if (done != unknown_cycle) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(done), 1);
       }
       break;
     default:
@@ -1188,7 +1189,7 @@ void simt_core::wait_async(std::uint64_t until) {
   if (tma.size() && tma->in_progress()) news |= tma->progress_event();
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (until != std::numeric_limits<std::uint64_t>::max()) {
-    if (cycles(until) > now) wait(cycles(until) - now, news);
+    if (to_time(until) > now) wait(to_time(until) - now, news);
   } else {
     wait(news);
   }
@@ -1199,7 +1200,7 @@ void simt_core::wait_async(std::uint64_t until) {
 // lat_lsu cycles later.
 std::uint64_t simt_core::memory_horizon() const {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::uint64_t c = now.value() / cycles(1).value();
+  const std::uint64_t c = now.value() / to_time(1).value();
   return c + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
 }
 
@@ -1210,12 +1211,12 @@ std::uint64_t simt_core::memory_horizon() const {
 void simt_core::sync_for_memory(std::uint64_t t) {
   while (memory_in_flight_ && t >= memory_horizon()) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (p_.lat_lsu == 0 && cycles(t) == now) {
+    if (p_.lat_lsu == 0 && to_time(t) == now) {
       wait(sc_core::SC_ZERO_TIME);
       settled_at_ = now;
       continue;
     }
-    wait(cycles(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
+    wait(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
   }
 }
 
@@ -1232,8 +1233,8 @@ void simt_core::wait_memory(std::uint64_t next) {
     return;
   }
   const std::uint64_t target = p_.lat_lsu ? next + 1 - p_.lat_lsu : next;
-  if (cycles(target) > now) {
-    wait(cycles(target) - now, news);
+  if (to_time(target) > now) {
+    wait(to_time(target) - now, news);
   } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
     wait(sc_core::SC_ZERO_TIME);
     settled_at_ = now;
@@ -1304,7 +1305,7 @@ void simt_core::run() {
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
     // decides at simulated time instead of running ahead on a guess.
     const bool pending = async_pending();
-    if (pending && cycles(t) > sc_core::sc_time_stamp()) wait(cycles(t) - sc_core::sc_time_stamp());
+    if (pending && to_time(t) > sc_core::sc_time_stamp()) wait(to_time(t) - sc_core::sc_time_stamp());
     sync_for_memory(t);
     for (std::size_t s = 0; s < warps_.size(); ++s) {
       warp& w = *warps_[s];
@@ -1356,14 +1357,14 @@ void simt_core::run() {
       continue;
     }
     t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
-    const sc_core::sc_time local = cycles(t);
-    if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+    const sc_core::sc_time local = to_time(t);
+    if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
   while (memory_in_flight_) wait(memory_news_);
   while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
-  if (cycles(end_) > sc_core::sc_time_stamp()) wait(cycles(end_) - sc_core::sc_time_stamp());
+  if (to_time(end_) > sc_core::sc_time_stamp()) wait(to_time(end_) - sc_core::sc_time_stamp());
   if (!fault_.empty()) {
     fault(fault_);
     return;

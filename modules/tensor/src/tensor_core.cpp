@@ -53,9 +53,9 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const std::uint64_t busy = ceil_div(steps, per_cycle);
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   const std::uint64_t start = std::max(arrive, free_at_);
-  if (start > free_at_) busy_sig_.set(cycles(free_at_), 0);
-  busy_sig_.set(cycles(start), 1);
-  busy_sig_.set(cycles(start + busy), 0);
+  if (start > free_at_) busy_sig_.set(to_time(free_at_), 0);
+  busy_sig_.set(to_time(start), 1);
+  busy_sig_.set(to_time(start + busy), 0);
   free_at_ = start + busy;
   ++blocks_;
   steps_ += steps;
@@ -77,7 +77,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
       }
       x->d[std::size_t(i) * x->n + j] = acc;
     }
-  delay = cycles(free_at_ + p_.latency) - sc_core::sc_time_stamp();
+  delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

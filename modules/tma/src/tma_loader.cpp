@@ -77,7 +77,7 @@ std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_comm
     for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = (*lane_addrs)[l];
     gp.set_extension(&ext);
   }
-  sc_core::sc_time delay = cycles(at) - sc_core::sc_time_stamp();
+  sc_core::sc_time delay = to_time(at) - sc_core::sc_time_stamp();
   tracked_b_transport(s, gp, delay);
   if (lane_addrs) gp.clear_extension(&ext);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
@@ -153,7 +153,7 @@ void tma_loader::writer() {
   for (;;) {
     while (landing_.empty()) wait(landing_ev_);
     landing_row& lr = landing_.front();
-    const sc_core::sc_time when = cycles(lr.at);
+    const sc_core::sc_time when = to_time(lr.at);
     if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
     const std::uint64_t at = std::max(lr.at, to_cycles_ceil(sc_core::sc_time_stamp()));
     const auto row = static_cast<unsigned>(lr.data.size());
@@ -177,7 +177,7 @@ void tma_loader::writer() {
     landing_.pop_front();
     load_progress& lp = loads_.at(copy);
     if (--lp.rows_left == 0) {  // the copy's last row
-      if (timeline_) timeline_->span(name(), "tma.load", "load", copy, cycles(lp.first_row), cycles(done));
+      if (timeline_) timeline_->span(name(), "tma.load", "load", copy, to_time(lp.first_row), to_time(done));
       loads_.erase(copy);
     }
     progress_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -192,7 +192,7 @@ void tma_loader::writer() {
 void tma_loader::reader() {
   for (;;) {
     while (to_read_.empty()) wait(to_read_ev_);
-    const sc_core::sc_time when = cycles(to_read_.front().t);
+    const sc_core::sc_time when = to_time(to_read_.front().t);
     if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
     while (request_open_) wait(end_req_ev_);
     if (request_phase_end_ > sc_core::sc_time_stamp()) wait(request_phase_end_ - sc_core::sc_time_stamp());
@@ -386,7 +386,7 @@ void tma_loader::store_row(row_read& rr) {
     stores_finished_ = rr.store;
     if (timeline_)
       timeline_->span(name(), "tma.store", "store " + std::to_string(store_first_row_[rr.store].second) + " B", rr.store,
-                      cycles(store_first_row_[rr.store].first), cycles(done));
+                      to_time(store_first_row_[rr.store].first), to_time(done));
     store_first_row_.erase(rr.store);
     progress_ev_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -402,7 +402,7 @@ void tma_loader::finish() {
   std::int64_t level = 0;
   for (const auto& [at, delta] : in_flight_) {
     level += delta;
-    bytes_in_flight_.set(cycles(at), static_cast<std::uint64_t>(level));
+    bytes_in_flight_.set(to_time(at), static_cast<std::uint64_t>(level));
   }
 }
 

@@ -358,7 +358,7 @@ void traffic_generator::run_lt() {
   std::vector<unsigned char> buf(pool_.capacity());
   inflight f;
   auto offset_to = [this](std::uint64_t cycle) {
-    const sc_core::sc_time t = cycles(cycle), now = sc_core::sc_time_stamp();
+    const sc_core::sc_time t = to_time(cycle), now = sc_core::sc_time_stamp();
     return t > now ? t - now : sc_core::SC_ZERO_TIME;
   };
   while (c.next()) {
@@ -375,9 +375,9 @@ void traffic_generator::run_lt() {
     gp.clear_extension(&f.ext);
     complete(gp, f, done);
     plan_.responded(f.serial, done);
-    if (offset_to(plan_.cycle()) >= cycles(p_.quantum)) wait(offset_to(plan_.cycle()));
+    if (offset_to(plan_.cycle()) >= to_time(p_.quantum)) wait(offset_to(plan_.cycle()));
   }
-  if (cycles(last_done_) > sc_core::sc_time_stamp()) wait(offset_to(last_done_));
+  if (to_time(last_done_) > sc_core::sc_time_stamp()) wait(offset_to(last_done_));
   done_ = true;
 }
 
@@ -391,7 +391,7 @@ void traffic_generator::run_at() {
     c.footprint(plan_.next());
     while (!plan_.settle()) wait(resp_ev_);
     while (req_waiting_) wait(end_req_ev_);
-    const sc_core::sc_time at = cycles(plan_.cycle());
+    const sc_core::sc_time at = to_time(plan_.cycle());
     if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
     tlm::tlm_generic_payload* gp = pool_.allocate();
     inflight& f = inflight_[gp];

@@ -146,7 +146,7 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   }
   // The access is made at its cycle: the memory grants it with every other initiator's in
   // time order, and a load reads the memory as it is then.
-  if (cycles(t) > sc_core::sc_time_stamp()) wait(cycles(t) - sc_core::sc_time_stamp());
+  if (to_time(t) > sc_core::sc_time_stamp()) wait(to_time(t) - sc_core::sc_time_stamp());
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tracked_b_transport(mem, gp, delay);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
@@ -209,7 +209,7 @@ bool scalar_unit::step(std::uint64_t& pc) {
       ready_[in.rd] = from_vpu(res.scalar_ready);
       scalar_done_ = std::max(scalar_done_, ready_[in.rd]);
     }
-    issue_sig_.set(cycles(issued), pc);
+    issue_sig_.set(to_time(issued), pc);
     prev_mem_ = false;
   } else {
     ++scalar_instr_;
@@ -253,7 +253,7 @@ bool scalar_unit::step(std::uint64_t& pc) {
     prev_mem_ = is_mem;
     if (!is_mem) prev_load_dst_ = -1;
     if (in.code == op::ld) ready_[in.rd] = done;  // a later overlapped access waits for it
-    issue_sig_.set(cycles(t), pc);
+    issue_sig_.set(to_time(t), pc);
     scalar_done_ = std::max(scalar_done_, done);
     issue_slot_ = t + 1;
   }
@@ -266,11 +266,11 @@ void scalar_unit::run() {
   std::uint64_t pc = 0;
   while (step(pc)) {
     // Temporal decoupling: synchronise once the local time runs a quantum ahead.
-    const sc_core::sc_time local = cycles(issue_slot_);
-    if (local > sc_core::sc_time_stamp() + cycles(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+    const sc_core::sc_time local = to_time(issue_slot_);
+    if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   if (!fault_.empty()) {
-    const sc_core::sc_time at = cycles(issue_slot_);
+    const sc_core::sc_time at = to_time(issue_slot_);
     if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
     fault(fault_);
     return;
@@ -283,7 +283,7 @@ void scalar_unit::run() {
     return;
   }
   const std::uint64_t end = std::max(scalar_done_, from_vpu(drained.issued));
-  if (cycles(end) > sc_core::sc_time_stamp()) wait(cycles(end) - sc_core::sc_time_stamp());
+  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
   done_ = true;
 }
 

@@ -311,7 +311,7 @@ std::array<unsigned, 2> vector_sources(const vec::instr& in) {
 // and cycle t has not passed); `until` then gets the cycle at which it can.
 int vector_unit::later(std::uint64_t x, std::uint64_t t, std::uint64_t& until) const {
   if (x != unknown) return x > t ? 1 : 0;
-  const sc_core::sc_time now = sc_core::sc_time_stamp(), at = cycles(t);
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), at = to_time(t);
   if (at < now || (at == now && settled_ && settled_at_ == now)) return 1;
   until = std::min(until, t);
   return -1;
@@ -447,10 +447,10 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
       break;
     if (!fault_.empty()) return fault_in_flight();
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (until != unknown && cycles(until) <= now)
+    if (until != unknown && to_time(until) <= now)
       settle();
     else if (until != unknown)
-      wait(cycles(until) - now, progress_ev_);
+      wait(to_time(until) - now, progress_ev_);
     else
       wait(progress_ev_);
   }
@@ -469,7 +469,7 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
       }
       vl_ = v;
       vl_ready_ = done;
-      vl_sig_.set(cycles(t), v);
+      vl_sig_.set(to_time(t), v);
       break;
     }
     case op::setvs:
@@ -482,7 +482,7 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
       done = t + p_.lat_control;
       for (unsigned i = 0; i < p_.max_vl; ++i) vm_[i] = in.code == op::vmset ? true : !vm_[i];
       vm_ready_ = done;
-      vm_pop_sig_.set(cycles(done), static_cast<std::uint64_t>(std::count(vm_.begin(), vm_.begin() + vl_, true)));
+      vm_pop_sig_.set(to_time(done), static_cast<std::uint64_t>(std::count(vm_.begin(), vm_.begin() + vl_, true)));
       break;
     case op::vmpop: {
       t = std::max(t, vm_ready_);
@@ -688,14 +688,14 @@ bool vector_unit::start_arith_group(flight& f) {
     f.first_done = d;
     if (f.dst) f.dst->first = d;
     if (f.first_start_cell) *f.first_start_cell = s;
-    us.busy.set(cycles(s), 1);
+    us.busy.set(to_time(s), 1);
   }
-  if (!f.cmp) reg_progress_[in.rd].set(cycles(d), end);
+  if (!f.cmp) reg_progress_[in.rd].set(to_time(d), end);
   count_ops(s, useful);
   element_ops_ += useful;
   us.element_ops += useful;
   ++us.busy_cycles;
-  us.element.set(cycles(s), f.elems[g]);
+  us.element.set(to_time(s), f.elems[g]);
   f.prev = s;
   f.last_done = d;
   f.vm_done = d;
@@ -773,7 +773,7 @@ bool vector_unit::start_memory_group(flight& f) {
   }
   mem_port& port = *f.port;
   count_ops(s, n);
-  port.element.set(cycles(s), f.elems[g]);
+  port.element.set(to_time(s), f.elems[g]);
   element_ops_ += n;
   mem_elements_ += n;
   port.elements += n;
@@ -826,7 +826,7 @@ bool vector_unit::start_memory_group(flight& f) {
 // A group's data are in (loads: in the register) at cycle `done`.
 void vector_unit::group_done(const request& rq, std::uint64_t done) {
   flight& f = *rq.f;
-  if (!f.store) reg_progress_[f.in.rd].set(cycles(done), rq.end);
+  if (!f.store) reg_progress_[f.in.rd].set(to_time(done), rq.end);
   if (rq.first) {
     f.first_done = done;
     if (f.dst) f.dst->first = done;
@@ -872,20 +872,20 @@ void vector_unit::finish_flight(flight& f) {
     mem_port& port = *f.port;
     const std::uint64_t release = p_.port_held_until_done ? std::max(f.last_done, f.first_start)
                                                           : (any ? f.prev + 1 : f.first_start);
-    port.busy.set(cycles(f.first_start), 1);
-    port.busy.set(cycles(release), 0);
+    port.busy.set(to_time(f.first_start), 1);
+    port.busy.set(to_time(release), 0);
     port.busy_cycles += release - f.first_start;
     ++port.instructions;
     *f.own_free = release;
   } else {
     unit_state& us = *f.us;
-    if (any) us.busy.set(cycles(f.prev + 1), 0);
+    if (any) us.busy.set(to_time(f.prev + 1), 0);
     *f.own_free = any ? f.prev + 1 : f.t;
     ++us.instructions;
     if (f.cmp) {
       --compares_in_flight_;
       vm_ready_ = std::max(vm_ready_, f.vm_done);
-      vm_pop_sig_.set(cycles(vm_ready_), static_cast<std::uint64_t>(
+      vm_pop_sig_.set(to_time(vm_ready_), static_cast<std::uint64_t>(
                                              std::count(vm_.begin(), vm_.begin() + static_cast<std::ptrdiff_t>(f.vl), true)));
     } else {
       if (!any) f.dst->first = f.t;
@@ -922,7 +922,7 @@ void vector_unit::send_requests(mem_port& port) {
     request& rq = *port.to_send.front();
     port.to_send.pop_front();
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time at = std::max(cycles(rq.start), port.request_phase_end);
+    const sc_core::sc_time at = std::max(to_time(rq.start), port.request_phase_end);
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     port.awaiting_end_req = rq.gp;
     const begin_request_answer a = begin_request(port.socket, *rq.gp, delay, end_resp_owed_);

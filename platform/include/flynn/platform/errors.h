@@ -1,5 +1,6 @@
 // Errors the platform reports. input_error: bad scenario, program or parameters (exit 2,
-// before anything runs). sim_failure: the simulated system failed (exit 1).
+// before anything runs). A failure of the simulated system (exit 1) is a run_result, not an
+// exception (platform.h).
 #pragma once
 
 #include <stdexcept>
@@ -14,11 +15,6 @@ class input_error : public std::runtime_error {
   input_error(const std::string& file, const std::string& path, const std::string& expected,
               const std::string& found);
   explicit input_error(const std::string& message) : std::runtime_error(message) {}
-};
-
-class sim_failure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 // "did you mean 'x'?" for the candidate nearest to `word` (empty when nothing is close).

@@ -40,7 +40,8 @@ class module : public sc_core::sc_module {
     const std::uint64_t c = clock_.value();
     return (t.value() + c - 1) / c;
   }
-  sc_core::sc_time cycles(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
+  // The simulated time of n cycles of this module's clock (a duration, or the time of cycle n).
+  sc_core::sc_time to_time(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
 
   // Connects the module's trace signals to a sink (call before simulation starts).
   virtual void attach_trace(trace_sink& sink) { (void)sink; }
@@ -60,7 +61,7 @@ class module : public sc_core::sc_module {
   std::string stalled_report() const;
   // Programmable blocks: instructions executed (stats.json top-level "instructions").
   virtual bool runs_program() const { return false; }
-  virtual std::uint64_t instructions_retired() const { return 0; }
+  virtual std::uint64_t instructions_executed() const { return 0; }
 
   // Log messages: SystemC info reports of type "flynn/log" with the module's name, at a
   // verbosity (sc_core::SC_LOW .. SC_DEBUG). A module prints those at or below its own

@@ -86,7 +86,7 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   sc_core::sc_event work_ev_, progress_ev_;
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0;
-  stat_counter wgmmas_, warp_parts_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
+  stat_counter wgmmas_, hw_instructions_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
       rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_;
   // Per (warpgroup, warp): the cycle each accumulator register's latest D write lands. An MMA
   // that accumulates reads C only from then on (a dependent chain sees the tensor-core

@@ -80,10 +80,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   void load(const simt::kernel& k, const simt_launch& l);
   const params& parameters() const { return p_; }
   std::uint64_t thread_instructions() const;
-  const std::string& fault_report() const { return fault_; }
 
   bool runs_program() const override { return loaded_; }
-  std::uint64_t instructions_retired() const override;
+  std::uint64_t instructions_executed() const override;
   std::string pending_work() const override;
   void attach_trace(trace_sink& sink) override;
   bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }

@@ -52,12 +52,10 @@ class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t instructions() const { return instructions_.value(); }
   const params& parameters() const { return p_; }
   bool done() const { return done_; }
-  // A simulated fault, when the run ended with one ("" otherwise).
-  const std::string& fault_report() const { return fault_; }
 
   std::string pending_work() const override;
   bool runs_program() const override { return loaded_; }
-  std::uint64_t instructions_retired() const override { return instructions_.value(); }
+  std::uint64_t instructions_executed() const override { return instructions_.value(); }
   void attach_trace(trace_sink& sink) override;
 
  private:
