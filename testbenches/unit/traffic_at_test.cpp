@@ -662,6 +662,31 @@ TEST_CASE("AT: a target that begins a response while another awaits END_RESP is 
                       "cycle 0) before END_RESP of request 1 (read of 8 B at 0x8, cycle 1): the response exclusion rule"));
 }
 
+namespace {
+// Neither side broke a base-protocol rule, and the target has nothing left open.
+void check_rules_kept(const flynn::protocol_checker& checker, const lrm_target& target) {
+  std::string errors;
+  for (const auto& e : target.errors) errors += e + "\n";
+  INFO(checker.report() << errors);
+  CHECK(checker.violations() == 0);
+  CHECK(target.errors.empty());
+  CHECK(target.idle());
+}
+
+// Word i of the output (from byte 2048) is word i of the input (from byte 0) plus one.
+template <class Word>
+void check_incremented(const std::vector<unsigned char>& before, const std::vector<unsigned char>& after, unsigned n,
+                       const char* what) {
+  for (unsigned i = 0; i < n; ++i) {
+    Word in = 0, out = 0;
+    std::memcpy(&in, &before[sizeof(Word) * i], sizeof(Word));
+    std::memcpy(&out, &after[2048 + sizeof(Word) * i], sizeof(Word));
+    INFO(what << " " << i);
+    CHECK(out == in + 1);
+  }
+}
+}  // namespace
+
 // The SIMT core's load/store unit against the same target: every legal answer to its
 // BEGIN_REQ (the response on the return path, TLM_COMPLETED, BEGIN_RESP on the backward path
 // only, out-of-order completion) gives the right data, with no rule broken on either side.
@@ -689,19 +714,8 @@ void simt_core_against(answer how) {
 )", "k.s"), l);
   const std::vector<unsigned char> initial = global.mem;
   sc_core::sc_start();
-  std::string errors;
-  for (const auto& e : global.errors) errors += e + "\n";
-  INFO(checker.report() << errors);
-  CHECK(checker.violations() == 0);
-  CHECK(global.errors.empty());
-  CHECK(global.idle());
-  for (unsigned i = 0; i < 64; ++i) {
-    std::uint32_t in = 0, out = 0;
-    std::memcpy(&in, &initial[4 * i], 4);
-    std::memcpy(&out, &global.mem[2048 + 4 * i], 4);
-    INFO("thread " << i);
-    CHECK(out == in + 1);
-  }
+  check_rules_kept(checker, global);
+  check_incremented<std::uint32_t>(initial, global.mem, 64, "thread");
 }
 }  // namespace
 
@@ -762,21 +776,11 @@ void vector_unit_against(answer how, unsigned lanes) {
   checker.initiator.bind(memory.socket);
   const std::vector<unsigned char> initial = memory.mem;
   sc_core::sc_start();
-  std::string errors;
-  for (const auto& e : memory.errors) errors += e + "\n";
-  INFO(checker.report() << errors << host.fault);
+  INFO(host.fault);
   CHECK(host.drained);
   CHECK(host.fault.empty());
-  CHECK(checker.violations() == 0);
-  CHECK(memory.errors.empty());
-  CHECK(memory.idle());
-  for (unsigned i = 0; i < 48; ++i) {
-    std::uint64_t in = 0, out = 0;
-    std::memcpy(&in, &initial[8 * i], 8);
-    std::memcpy(&out, &memory.mem[2048 + 8 * i], 8);
-    INFO("element " << i);
-    CHECK(out == in + 1);
-  }
+  check_rules_kept(checker, memory);
+  check_incremented<std::uint64_t>(initial, memory.mem, 48, "element");
 }
 }  // namespace
 
