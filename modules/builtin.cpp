@@ -2,7 +2,7 @@
 #include "flynn/gmma/gmma_unit.h"
 #include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
-#include "flynn/simt/register_file.h"
+#include "flynn/regfile/register_file.h"
 #include "flynn/simt/simt_core.h"
 #include "flynn/tensor/tensor_core.h"
 #include "flynn/tma/tma_loader.h"

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "flynn/common/format.h"
-#include "flynn/simt/register_file.h"
+#include "flynn/regfile/register_file.h"
 #include "flynn/tensor/tensor_core.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/wavefront_extension.h"

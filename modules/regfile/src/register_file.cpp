@@ -1,4 +1,4 @@
-#include "flynn/simt/register_file.h"
+#include "flynn/regfile/register_file.h"
 
 #include <algorithm>
 #include <cstring>
