@@ -183,7 +183,12 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
       "transactions", "global transactions per warp memory instruction");
 }
 
-simt_core::~simt_core() = default;
+// A run stopped by a fault leaves requests in flight; their payloads must not take the
+// lanes extensions (members of the request records) with them when the pool goes.
+simt_core::~simt_core() {
+  for (auto& [gp, rq] : requests_)
+    if (gp->get_extension<lanes_extension>() == &rq->ext) gp->clear_extension(&rq->ext);
+}
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
 std::uint64_t simt_core::instructions_executed() const { return warp_instr_.value(); }

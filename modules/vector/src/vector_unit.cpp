@@ -186,7 +186,12 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
       "", "arithmetic element operations / (lanes x unit busy cycles)");
 }
 
-vector_unit::~vector_unit() = default;
+// A run stopped by a fault leaves requests in flight; their payloads must not take the
+// lanes extensions (members of the request records) with them when the pool goes.
+vector_unit::~vector_unit() {
+  for (auto& [gp, rq] : requests_)
+    if (gp->get_extension<lanes_extension>() == &rq->ext) gp->clear_extension(&rq->ext);
+}
 
 vector_unit::initiator_socket& vector_unit::port(unsigned i) { return ports_.at(i)->socket; }
 
