@@ -30,6 +30,14 @@
 
 namespace flynn {
 
+namespace simt {  // the core's parts (modules/simt/src)
+struct warp;
+struct block_slot;
+struct memory_request;
+struct async_counters;
+class mbarrier_tracer;
+}  // namespace simt
+
 struct simt_launch {
   unsigned grid = 1, block = 32;           // blocks, threads per block
   std::vector<std::uint32_t> params;       // kernel parameters
@@ -63,6 +71,11 @@ struct simt_core_params {
   std::vector<param_issue> check() const;
 };
 
+// How many blocks of the launch are resident on the core at once, limited by its warp slots,
+// thread contexts, register file (registers_per_thread x 4 B per thread) and shared memory.
+// Throws std::invalid_argument when not even one block fits.
+unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsigned registers_per_thread);
+
 class simt_core : public module, public tlm::tlm_bw_transport_if<> {
  public:
   using params = simt_core_params;
@@ -88,38 +101,31 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }
 
  private:
-  struct warp;
-  struct block_slot;
+  using warp = simt::warp;
+  using block_slot = simt::block_slot;
   void run();
+  std::uint64_t ready_time(warp& w, std::uint64_t t);
+  bool idle(std::uint64_t& t, bool async_in_progress);
   void launch_blocks(std::uint64_t t);
   std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
   std::vector<warp*> form_warp(warp& w, std::uint64_t t);
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
-  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
-                               std::uint64_t occupancy);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);
   void exit_threads(warp& w, std::uint32_t which, std::uint64_t t);
-  bool guard(const warp& w, unsigned lane, const simt::instr& in) const;
-  std::string deadlock_report() const;
-  void compute_reconvergence();
   unsigned block_registers() const;
   void set_fault(const warp& w, unsigned lane, const std::string& what);
   void set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what);
-  std::uint64_t execute_async(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
-  std::uint64_t async_ready(warp& w, const simt::instr& in) const;
-  tx_barrier* find_mbarrier(warp& w, unsigned lane, const simt::instr& in, std::uint64_t& addr);
-  std::string blocked_report() const;
   bool async_pending() const;                 // TMA loads or MMAs whose results are not known yet
   void wait_async(std::uint64_t until);       // until that cycle or news from them
   const warp* unknown_warp() const;
   void count_idle(const warp* first, std::uint64_t idle);
 
-  // Memory accesses: AT requests, answered in simulated time (see execute_memory).
-  struct mem_op;
-  struct mem_request;
+  // The load/store unit (load_store_unit.cpp): AT requests, answered in simulated time.
   static constexpr std::uint64_t unknown_cycle = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
+                               std::uint64_t occupancy);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& delay) override;
   void send_requests(unsigned port);
@@ -128,8 +134,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t memory_horizon() const;
   void sync_for_memory(std::uint64_t t);
   void wait_memory(std::uint64_t next);
+  std::string memory_report() const;
   payload_pool pool_{32 * 16};  // a warp's lanes x the widest access
-  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<mem_request>> requests_;
+  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<simt::memory_request>> requests_;
   std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
   tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
   sc_core::sc_time request_phase_end_[2];  // the last END_REQ's annotated time, per socket
@@ -155,16 +162,16 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint32_t executing_pc_ = 0;
   std::uint64_t executing_at_ = 0;
 
-  stat_counter warp_instr_, thread_instr_, active_lane_sum_, idle_memory_, idle_scoreboard_,
-      idle_barrier_, idle_async_, idle_wgmma_, idle_structural_, mbarrier_ops_, tma_loads_, tma_stores_, wgmma_issued_, global_requests_, global_transactions_, shared_requests_, divergent_branches_,
-      blocks_launched_, dwf_merged_, dwf_collisions_;
+  stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
+      idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
+      dwf_merged_, dwf_collisions_;
+  std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
   std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles
   trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
   std::vector<trace_signal> warp_state_;
-  std::vector<trace_signal> mbar_trace_;       // 3 per traced barrier
+  std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
   trace_sink* timeline_ = nullptr;             // warp instructions as slices
-  std::vector<std::uint64_t> mbar_traced_;     // their shared addresses, in order of first init
 };
 
 }  // namespace flynn

@@ -1,0 +1,118 @@
+// The SIMT core's blocks: how many fit at once (occupancy), loading a kernel and its
+// launch, and launching blocks into free slots as earlier ones retire.
+#include <algorithm>
+#include <stdexcept>
+
+#include "core_state.h"
+#include "flynn/simt/reconvergence.h"
+#include "flynn/simt/simt_core.h"
+
+namespace flynn {
+
+using simt::op;
+
+unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsigned registers_per_thread) {
+  if (l.block == 0 || l.grid == 0) throw std::invalid_argument("grid and block must be at least 1");
+  const unsigned warps = (l.block + p.warp_size - 1) / p.warp_size;
+  const std::uint64_t regs = std::uint64_t(registers_per_thread) * l.block * 4;
+  if (warps > p.max_warps || l.block > p.max_threads)
+    throw std::invalid_argument("a block of " + std::to_string(l.block) + " threads (" + std::to_string(warps) +
+                                " warps) does not fit the core's " + std::to_string(p.max_warps) + " warp slots / " +
+                                std::to_string(p.max_threads) + " thread contexts");
+  if (regs > p.register_file_bytes)
+    throw std::invalid_argument("a block needs " + std::to_string(regs) + " B of registers, the core has " +
+                                std::to_string(p.register_file_bytes));
+  if (l.shared_bytes > p.shared_memory_bytes)
+    throw std::invalid_argument("a block needs " + std::to_string(l.shared_bytes) + " B of shared memory, the core has " +
+                                std::to_string(p.shared_memory_bytes));
+  // Resident blocks: limited by warp slots, thread contexts, registers and shared memory.
+  unsigned n = std::min(p.max_warps / warps, p.max_threads / l.block);
+  n = static_cast<unsigned>(std::min<std::uint64_t>(n, p.register_file_bytes / regs));
+  if (l.shared_bytes) n = static_cast<unsigned>(std::min<std::uint64_t>(n, p.shared_memory_bytes / l.shared_bytes));
+  return std::max(1u, n);
+}
+
+unsigned simt_core::block_registers() const {
+  int regs = 0;
+  for (const auto& in : kernel_.code) regs = std::max(regs, simt::highest_register(in) + 1);
+  return static_cast<unsigned>(std::clamp<int>(regs, 1, simt::num_registers));
+}
+
+void simt_core::load(const simt::kernel& k, const simt_launch& l) {
+  kernel_ = k;
+  launch_ = l;
+  resident_blocks_max_ = resident_blocks(p_, l, block_registers());
+  blocks_.assign(resident_blocks_max_, block_slot{});
+  for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
+  for (const auto& in : kernel_.code) {
+    const std::string at = "line " + std::to_string(in.line) + " (" + in.text + ")";
+    if ((in.code == op::tma_load || in.code == op::tma_store) && in.rd >= l.tensor_maps.size())
+      throw std::invalid_argument(at + " uses tensor map " + std::to_string(in.rd) + "; the launch has " +
+                                  std::to_string(l.tensor_maps.size()));
+    if ((in.code == op::tma_load || in.code == op::tma_store) && tma.size() == 0)
+      throw std::invalid_argument(at + " needs a TMA loader: bind " + std::string(name()) + ".tma");
+    if (in.code == op::wgmma && gmma.size() == 0)
+      throw std::invalid_argument(at + " needs a GMMA unit: bind " + std::string(name()) + ".gmma");
+    if (in.code == op::wgmma && p_.warp_size != 32)
+      throw std::invalid_argument(at + ": wgmma needs warps of 32 threads");
+  }
+  ipdom_ = simt::immediate_post_dominators(kernel_);
+  loaded_ = true;
+}
+
+void simt_core::launch_blocks(std::uint64_t t) {
+  const unsigned warps = (launch_.block + p_.warp_size - 1) / p_.warp_size;
+  for (unsigned b = 0; b < blocks_.size() && next_block_ < launch_.grid; ++b) {
+    block_slot& bs = blocks_[b];
+    if (bs.busy) continue;
+    // Free warp slots for the block's warps.
+    std::vector<int> free_slots;
+    for (auto& w : warps_)
+      if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
+    if (free_slots.size() < warps) return;
+    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}, 0, false};
+    ++blocks_launched_;
+    if (log_enabled(sc_core::SC_HIGH))
+      log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
+                                std::to_string(t));
+    if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
+      std::vector<unsigned char> zero(launch_.shared_bytes, 0);
+      tlm::tlm_generic_payload gp;
+      gp.set_command(tlm::TLM_WRITE_COMMAND);
+      gp.set_address(bs.shared_base);
+      gp.set_data_ptr(zero.data());
+      gp.set_data_length(static_cast<unsigned>(zero.size()));
+      shared->transport_dbg(gp);
+    }
+    for (unsigned k = 0; k < warps; ++k) {
+      warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
+      const int slot = w.slot;
+      w = warp{};
+      w.slot = slot;
+      w.generation = ++generations_;
+      w.live = true;
+      w.block = b;
+      w.index = k;
+      w.threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
+      w.r.assign(p_.warp_size, {});
+      w.p.assign(p_.warp_size, 0);
+      const std::uint32_t mask = simt::first_lanes(w.threads);
+      w.exited = ~mask;
+      w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
+      w.ready_at = t;
+      w.age = age_++;
+      bs.warps.push_back(slot);
+      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(to_time(t), 1);
+    }
+  }
+}
+
+void simt_core::retire_block(unsigned slot, std::uint64_t t) {
+  block_slot& bs = blocks_[slot];
+  bs.busy = false;
+  bs.draining = false;
+  ++blocks_done_;
+  launch_blocks(t);
+}
+
+}  // namespace flynn

@@ -1,0 +1,112 @@
+// The SIMT core's warp and block state, shared by its parts (private to modules/simt/src):
+// the issue loop (simt_core.cpp), the load/store unit (load_store_unit.cpp), the
+// asynchronous operations (async_ops.cpp) and the stall reports (stall_reports.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flynn/simt/isa.h"
+#include "flynn/sync/tx_barrier.h"
+#include "flynn/tlm/lanes_extension.h"
+
+namespace tlm {
+class tlm_generic_payload;
+}
+
+namespace flynn::simt {
+
+// The mask of the first n lanes (n <= 32).
+constexpr std::uint32_t first_lanes(unsigned n) { return n >= 32 ? 0xffffffffu : ((1u << n) - 1); }
+
+// One warp slot: the warp it holds (registers, predicates, reconvergence stack) and its
+// scoreboard.
+struct warp {
+  int slot = 0;
+  bool live = false;
+  unsigned block = 0;        // block slot
+  unsigned index = 0;        // warp index in the block
+  unsigned threads = 0;      // threads in this warp
+  std::uint32_t exited = 0;  // lanes whose thread has exited
+  std::vector<std::array<std::uint32_t, num_registers>> r;
+  std::vector<std::uint8_t> p;  // predicates, one bit each
+  struct entry {
+    std::uint32_t pc, rpc, mask;
+  };
+  std::vector<entry> stack;
+  std::uint64_t ready_at = 0, age = 0;
+  enum class wait { none, memory, scoreboard, barrier, async } why = wait::none;
+  bool at_barrier = false;
+  std::deque<std::uint64_t> inflight;
+  std::array<std::uint64_t, num_registers> reg_ready{};
+  std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
+  std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
+  std::uint64_t tma_last_store = 0;                      // its last tma.store copy (0: none)
+  std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
+  std::uint64_t generation = 0;                          // which warp the slot holds
+  std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
+  std::array<std::uint64_t, 8> pred_ready{};
+
+  // The threads of the top stack entry that have not exited.
+  std::uint32_t active() const { return stack.back().mask & ~exited; }
+  // Whether lane l executes `in` (its guard predicate, if any, holds).
+  bool guard(unsigned l, const instr& in) const {
+    if (in.guard == no_pred) return true;
+    const bool v = (p[l] >> in.guard) & 1;
+    return in.guard_neg ? !v : v;
+  }
+  // The lanes of `mask` whose guard holds.
+  std::uint32_t guarded(std::uint32_t mask, const instr& in, unsigned warp_size) const {
+    if (in.guard == no_pred) return mask;
+    std::uint32_t m = 0;
+    for (unsigned l = 0; l < warp_size; ++l)
+      if (((mask >> l) & 1) && guard(l, in)) m |= 1u << l;
+    return m;
+  }
+  // The address operand [ra + imm] of lane l (32-bit arithmetic).
+  std::uint64_t address(unsigned l, const instr& in) const {
+    return static_cast<std::uint32_t>(r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+  }
+};
+
+// One block slot: the resident block, its shared-memory region and its mbarriers.
+struct block_slot {
+  bool busy = false;
+  unsigned id = 0, warps_left = 0, arrived = 0, exited_threads = 0;
+  std::vector<int> warps;
+  std::uint64_t shared_base = 0;
+  std::map<std::uint64_t, tx_barrier> mbarriers;  // by shared address
+  unsigned memory_in_flight = 0;                  // its warps' memory requests not answered yet
+  bool draining = false;                          // every warp has exited; waiting for them
+};
+
+using warp_slots = std::vector<std::unique_ptr<warp>>;
+
+// A warp load or store in flight, and each of its requests (one per coalesced segment).
+struct memory_op {
+  warp* w = nullptr;
+  std::uint64_t generation = 0;  // w's, at issue (the slot may hold a new warp by the response)
+  unsigned block = 0, warp_index = 0;
+  std::uint32_t pc = 0;
+  const instr* in = nullptr;
+  std::uint64_t issued = 0, done = 0, slot_bound = 0;
+  unsigned groups_left = 0;
+  std::string failure;  // of the first failing request, by group
+  unsigned failed_group = 0, failed_lane = 0;
+};
+
+struct memory_request {
+  std::shared_ptr<memory_op> op;
+  tlm::tlm_generic_payload* gp = nullptr;
+  unsigned group = 0, port = 0;  // port 0: global, 1: shared
+  std::vector<unsigned> lanes;   // the lanes in the request's data, in order
+  std::uint64_t arrival = 0;     // the cycle the request reaches the memory
+  lanes_extension ext;
+};
+
+}  // namespace flynn::simt

@@ -1,0 +1,291 @@
+// The SIMT core's load/store unit: a warp's global access coalesced into one request per
+// segment, a shared access as one multi-lane request, both sent as AT transactions for
+// their arrival cycles; responses land the loaded data in the registers and tell the
+// scoreboard when. The issue loop synchronises with simulated time through
+// sync_for_memory and wait_memory before it decides anything a response could change.
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "coalescer.h"
+#include "core_state.h"
+#include "flynn/common/format.h"
+#include "flynn/simt/simt_core.h"
+#include "flynn/tlm/begin_request.h"
+
+namespace flynn {
+
+using simt::op;
+
+// Global: one transaction per segment touched, issued one per cycle; shared: one
+// multi-lane request (the shared memory serves it in as many wavefronts as its worst bank).
+// The requests go out as AT transactions: the memory grants them at their arrival cycles,
+// in simulated-time order with every other initiator's, and a load's data reach the
+// registers when its response comes (see complete_memory). Returns the completion cycle
+// when it is known at issue (no lane takes part, or a fault), else unknown_cycle.
+std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
+                                        std::uint64_t occupancy) {
+  const bool store = in.code == op::st;
+  const unsigned words = in.width / 4;
+  std::vector<unsigned> lanes;
+  for (unsigned l = 0; l < p_.warp_size; ++l)
+    if (((mask >> l) & 1) && w.guard(l, in)) lanes.push_back(l);
+  if (lanes.empty()) return t + p_.lat_alu;
+  std::vector<std::uint64_t> addr(p_.warp_size);
+  const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
+  for (unsigned l : lanes) {
+    addr[l] = w.address(l, in);
+    if (addr[l] % in.width) {
+      set_fault(w, l, std::string("misaligned ") + (in.sp == simt::space::shared ? "shared" : "global") + " address " + hex(addr[l]));
+      return t;
+    }
+    if (addr[l] + in.width > space_bytes) {
+      set_fault(w, l, "out-of-range shared address " + hex(addr[l]));
+      return t;
+    }
+  }
+  // Group lanes into requests: by segment for global, all together for shared.
+  std::vector<std::vector<unsigned>> groups;
+  if (in.sp == simt::space::global) {
+    groups = simt::coalesce(lanes, addr, p_.segment_bytes);
+    ++global_requests_;
+    global_transactions_ += groups.size();
+    sched_->long_latency(w.slot);
+  } else {
+    groups.push_back(lanes);
+    ++shared_requests_;
+  }
+  const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
+  const unsigned port = in.sp == simt::space::shared ? 1 : 0;
+  auto mo = std::make_shared<simt::memory_op>();
+  mo->w = &w;
+  mo->generation = w.generation;
+  mo->block = w.block;
+  mo->pc = w.stack.back().pc;
+  mo->warp_index = w.index;
+  mo->in = &in;
+  mo->issued = t;
+  mo->done = t;
+  mo->groups_left = static_cast<unsigned>(groups.size());
+  mo->slot_bound = t + occupancy + p_.lat_lsu;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& ls = groups[g];
+    tlm::tlm_generic_payload* gp = pool_.allocate();
+    auto rq = std::make_unique<simt::memory_request>();
+    rq->op = mo;
+    rq->gp = gp;
+    rq->group = static_cast<unsigned>(g);
+    rq->port = port;
+    rq->lanes = ls;
+    rq->arrival = t + p_.lat_lsu + g;
+    lanes_extension& ext = rq->ext;
+    ext.lanes = static_cast<unsigned>(ls.size());
+    ext.lane_bytes = in.width;
+    ext.active_mask = simt::first_lanes(ext.lanes);
+    unsigned char* buf = pool_.buffer(gp);
+    for (std::size_t k = 0; k < ls.size(); ++k) {
+      ext.address[k] = base + addr[ls[k]];
+      if (store)
+        for (unsigned wd = 0; wd < words; ++wd)
+          std::memcpy(&buf[k * in.width + wd * 4], &w.r[ls[k]][in.rb + wd], 4);
+    }
+    gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp->set_address(ext.address[0]);
+    gp->set_data_ptr(buf);
+    gp->set_data_length(static_cast<unsigned>(ls.size() * in.width));
+    gp->set_streaming_width(static_cast<unsigned>(ls.size() * in.width));
+    gp->set_byte_enable_ptr(nullptr);
+    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    gp->set_extension(&ext);
+    if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
+    ++memory_in_flight_;
+    requests_.emplace(gp, std::move(rq));
+    to_send_[port].push_back(gp);
+  }
+  lsu_transactions_.set(to_time(t), groups.size());
+  return unknown_cycle;
+}
+
+// Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
+// request's END_REQ has come), each for its arrival cycle or at once when that has passed.
+void simt_core::send_requests(unsigned port) {
+  auto& sock = port == 1 ? shared : global;
+  while (!awaiting_end_req_[port] && !to_send_[port].empty()) {
+    tlm::tlm_generic_payload* gp = to_send_[port].front();
+    to_send_[port].pop_front();
+    simt::memory_request& rq = *requests_.at(gp);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time at = std::max(to_time(rq.arrival), request_phase_end_[port]);
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    awaiting_end_req_[port] = gp;
+    const begin_request_answer a = begin_request(sock, *gp, delay, end_resp_owed_);
+    if (a == begin_request_answer::request_open) continue;
+    if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
+    request_phase_end_[port] = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
+    if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
+    if (a == begin_request_answer::responded) complete_memory(gp, sc_core::sc_time_stamp() + delay);
+  }
+}
+
+tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                              sc_core::sc_time& delay) {
+  const auto it = requests_.find(&gp);
+  if (it == requests_.end()) {
+    fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
+    return tlm::TLM_COMPLETED;
+  }
+  const unsigned port = it->second->port;
+  if (ph == tlm::END_REQ) {
+    if (awaiting_end_req_[port] == &gp) {
+      awaiting_end_req_[port] = nullptr;
+      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
+    }
+    send_requests(port);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    if (awaiting_end_req_[port] == &gp) {  // BEGIN_RESP is an implicit END_REQ
+      awaiting_end_req_[port] = nullptr;
+      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
+      send_requests(port);
+    }
+    complete_memory(&gp, sc_core::sc_time_stamp() + delay);
+    return tlm::TLM_COMPLETED;  // no END_RESP needed
+  }
+  fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
+  return tlm::TLM_COMPLETED;
+}
+
+// One request's response: the data it carried are final. When the instruction's last
+// request is in, the loaded values land in the registers and the scoreboard learns when.
+void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
+  auto node = requests_.extract(gp);
+  simt::memory_request& rq = *node.mapped();
+  simt::memory_op& mo = *rq.op;
+  const simt::instr& in = *mo.in;
+  const bool store = in.code == op::st;
+  mo.done = std::max(mo.done, to_cycles_ceil(at));
+  std::string why;
+  if (gp->get_response_status() != tlm::TLM_OK_RESPONSE)
+    why = gp->get_response_string();
+  else if (!rq.ext.acknowledged)  // a target that moved data_length bytes from one address
+    why = "the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as banked_memory)";
+  if (!why.empty() && (mo.failure.empty() || rq.group < mo.failed_group)) {  // the first failing group's
+    const bool sh = in.sp == simt::space::shared;
+    mo.failed_group = rq.group;
+    mo.failed_lane = rq.lanes.front();
+    mo.failure = std::string(sh ? "shared" : "global") + " access at " +
+                 hex(rq.ext.address[0] - (sh ? blocks_[mo.block].shared_base : 0)) + ": " + why;
+  }
+  warp& w = *mo.w;
+  const bool same_warp = w.generation == mo.generation;
+  if (!store && same_warp && mo.failure.empty()) {
+    const unsigned words = in.width / 4;
+    const unsigned char* buf = gp->get_data_ptr();
+    for (std::size_t k = 0; k < rq.lanes.size(); ++k)
+      for (unsigned wd = 0; wd < words; ++wd)
+        std::memcpy(&w.r[rq.lanes[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
+  }
+  gp->clear_extension(&rq.ext);
+  gp->release();
+  --memory_in_flight_;
+  block_slot& bs = blocks_[mo.block];
+  if (rq.port == 1) --bs.memory_in_flight;
+  if (--mo.groups_left == 0) {
+    const std::uint64_t done = mo.done + p_.lat_lsu;
+    if (!mo.failure.empty()) {
+      set_fault(mo.block, mo.warp_index, mo.failed_lane, mo.pc, mo.failure);
+    } else {
+      if (!store) {
+        auto& [n, sum] = in.sp == simt::space::shared ? shared_load_latency_ : global_load_latency_;
+        ++n;
+        sum += done - mo.issued;
+      }
+      if (same_warp && w.live) {
+        if (!store) simt::writes(in).for_each([&](unsigned x) { w.reg_ready[x] = done; });
+        if (p_.inflight > 1) {
+          // The instruction's in-flight slot: a load's until it completes, a store's until it
+          // leaves the load/store unit (posted write) or completes, whichever is first.
+          const std::uint64_t held = store ? mo.slot_bound : unknown_cycle;
+          const auto slot = std::find(w.inflight.begin(), w.inflight.end(), held);
+          if (slot != w.inflight.end()) *slot = store ? std::min(done, mo.slot_bound) : done;
+        } else {
+          w.ready_at = done;
+        }
+        if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(done), 1);
+      }
+    }
+    end_ = std::max(end_, done);
+  }
+  if (rq.port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
+  memory_news_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The first cycle at which a memory access not answered yet could make its warp ready: its
+// response comes at the current cycle at the earliest, and the data are in the registers
+// lat_lsu cycles later.
+std::uint64_t simt_core::memory_horizon() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const std::uint64_t c = now.value() / to_time(1).value();
+  return c + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
+}
+
+// Decisions at cycle t depend on the memory accesses in flight only once t reaches the
+// horizon: until then the core may run ahead of simulated time, after it waits for the
+// responses. (With lat_lsu 0 it decides at the cycle itself, a delta cycle after the
+// responses due then have come.)
+void simt_core::sync_for_memory(std::uint64_t t) {
+  while (memory_in_flight_ && t >= memory_horizon()) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (p_.lat_lsu == 0 && to_time(t) == now) {
+      wait(sc_core::SC_ZERO_TIME);
+      settled_at_ = now;
+      continue;
+    }
+    wait(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
+  }
+}
+
+// Waits until the accesses in flight could no longer come before `next` (unknown_cycle:
+// none known), or for a response or other news.
+void simt_core::wait_memory(std::uint64_t next) {
+  sc_core::sc_event_or_list news;
+  news |= memory_news_;
+  if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
+  if (tma.size() && tma->in_progress()) news |= tma->progress_event();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (next == unknown_cycle) {
+    wait(news);
+    return;
+  }
+  const std::uint64_t target = p_.lat_lsu ? next + 1 - p_.lat_lsu : next;
+  if (to_time(target) > now) {
+    wait(to_time(target) - now, news);
+  } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
+    wait(sc_core::SC_ZERO_TIME);
+    settled_at_ = now;
+  }
+}
+
+// The oldest memory access never answered, for a stall report ("" when none): a request
+// still waiting for END_REQ first, as the ones behind it have not been sent.
+std::string simt_core::memory_report() const {
+  const simt::memory_request* stuck = nullptr;
+  const auto rank = [this](const simt::memory_request& r) {
+    return std::make_tuple(awaiting_end_req_[r.port] == r.gp ? 0 : 1, r.op->issued, r.port, r.group);
+  };
+  for (const auto& entry : requests_)
+    if (!stuck || rank(*entry.second) < rank(*stuck)) stuck = entry.second.get();
+  if (!stuck) return {};
+  const simt::memory_op& mo = *stuck->op;
+  const auto& queue = to_send_[stuck->port];
+  const bool sent = std::find(queue.begin(), queue.end(), stuck->gp) == queue.end();
+  return "; block " + std::to_string(blocks_[mo.block].id) + " warp " + std::to_string(mo.warp_index) + " at PC " +
+         std::to_string(mo.pc) + " (line " + std::to_string(mo.in->line) + ": " + mo.in->text + ") issued at cycle " +
+         std::to_string(mo.issued) + " has not completed: " + (mo.in->code == op::st ? "WRITE " : "READ ") +
+         hex(stuck->ext.address[0]) + " through " + (stuck->port ? shared.name() : global.name()) +
+         (!sent ? " not sent yet" : awaiting_end_req_[stuck->port] == stuck->gp ? ": END_REQ never came" : ": no response came") +
+         " (" + std::to_string(memory_in_flight_) + " requests in flight)";
+}
+
+}  // namespace flynn

@@ -1,0 +1,72 @@
+#include "stall_reports.h"
+
+#include "async_ops.h"
+
+namespace flynn::simt {
+
+namespace {
+std::string at_pc(const kernel& k, std::uint32_t pc) {
+  return "PC " + std::to_string(pc) + " (line " + std::to_string(k.code[pc].line) + ": " + k.code[pc].text + ")";
+}
+}  // namespace
+
+std::string barrier_deadlock(const std::vector<block_slot>& blocks, const warp_slots& warps) {
+  std::string waiting, gone;
+  for (const auto& bs : blocks) {
+    if (!bs.busy) continue;
+    for (int s : bs.warps) {
+      const warp& w = *warps[static_cast<std::size_t>(s)];
+      if (w.live && w.at_barrier)
+        waiting += (waiting.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + " warp " +
+                   std::to_string(w.index);
+    }
+    if (bs.exited_threads) gone += (gone.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + ": " +
+                                   std::to_string(bs.exited_threads) + " threads exited";
+  }
+  return "barrier deadlock: " + waiting + " wait at bar.sync but " + gone + " and can never arrive";
+}
+
+std::string blocked_report(const kernel& k, const std::vector<block_slot>& blocks, const warp_slots& warps,
+                           unsigned warp_size, const gmma_if* gmma) {
+  std::string s;
+  for (const auto& wp : warps) {
+    const warp& w = *wp;
+    if (!w.live || w.at_barrier || w.stack.empty()) continue;
+    const std::uint32_t pc = w.stack.back().pc;
+    const instr& in = k.code[pc];
+    const std::string why = async_wait_blocked(w, blocks[w.block], in, w.guarded(w.active(), in, warp_size));
+    if (why.empty()) continue;
+    s += (s.empty() ? "" : "; ") + std::string("block ") + std::to_string(blocks[w.block].id) + " warp " +
+         std::to_string(w.index) + " at " + at_pc(k, pc) + " " + why;
+  }
+  if (s.empty()) return barrier_deadlock(blocks, warps);
+  std::string gm = gmma ? gmma->waiting() : "";
+  if (!gm.empty()) gm = "; wgmma start barrier: " + gm;
+  return "deadlock: " + s + gm;
+}
+
+std::string resident_warps(const kernel& k, const std::vector<block_slot>& blocks, const warp_slots& warps) {
+  std::string s;
+  unsigned listed = 0, more = 0;
+  for (const auto& bs : blocks) {
+    if (!bs.busy) continue;
+    for (int slot : bs.warps) {
+      const warp& w = *warps[static_cast<std::size_t>(slot)];
+      if (!w.live || w.stack.empty()) continue;
+      if (listed == 4) {
+        ++more;
+        continue;
+      }
+      const std::uint32_t pc = w.stack.back().pc;
+      s += std::string(listed++ ? ", " : "; resident: ") + "block " + std::to_string(bs.id) + " warp " +
+           std::to_string(w.index) + " at PC " + std::to_string(pc);
+      if (pc < k.code.size())
+        s += " (line " + std::to_string(k.code[pc].line) + ": " + k.code[pc].text + ")";
+      if (w.at_barrier) s += " at a barrier";
+    }
+  }
+  if (more) s += " and " + std::to_string(more) + " more warps";
+  return s;
+}
+
+}  // namespace flynn::simt

@@ -1,0 +1,69 @@
+// The SIMT core's parts on their own: reconvergence analysis and occupancy.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "flynn/platform/simt_asm.h"
+#include "flynn/simt/reconvergence.h"
+#include "flynn/simt/simt_core.h"
+
+namespace {
+std::vector<std::uint32_t> ipdom(const char* text) {
+  return flynn::simt::immediate_post_dominators(flynn::simt::assemble(text, "k.s"));
+}
+}  // namespace
+
+TEST_CASE("reconvergence: an if/else meets at the instruction after both paths") {
+  const auto r = ipdom(R"(
+        setp.lt.s32 p0, r4, 16
+        @!p0 bra else
+        add   r1, r4, 1
+        bra   join
+else:   add   r1, r4, 2
+join:   add   r1, r1, 3
+        exit
+)");
+  REQUIRE(r.size() == 7);
+  CHECK(r[1] == 5);  // the divergent branch reconverges at join
+  CHECK(r[3] == 5);
+  CHECK(r[0] == 1);
+  CHECK(r[6] == 7);  // exit: the kernel's end
+}
+
+TEST_CASE("reconvergence: a loop's back edge reconverges after the loop, a guarded exit only at the kernel's end") {
+  const auto r = ipdom(R"(
+        mov   r1, 0
+loop:   add   r1, r1, 1
+        setp.lt.s32 p0, r1, r4
+        @p0 bra loop
+        setp.eq.s32 p1, r1, 3
+        @p1 exit
+        add   r2, r1, 1
+        exit
+)");
+  REQUIRE(r.size() == 8);
+  CHECK(r[3] == 4);  // threads leaving the loop early wait for the others after it
+  CHECK(r[5] == 8);  // a guarded exit: the exiting threads never come back
+  CHECK(r[4] == 5);
+  CHECK(r[7] == 8);
+}
+
+TEST_CASE("occupancy: resident blocks follow the tightest of warp slots, threads, registers and shared memory") {
+  flynn::simt_core_params p;  // 32 warp slots, 1024 threads, 64 KiB registers, 16 KiB shared
+  flynn::simt_launch l;
+  l.grid = 100;
+  l.block = 128;  // 4 warps
+  CHECK(flynn::resident_blocks(p, l, 8) == 8);  // 32 slots / 4 warps; 1024 / 128; 65536 / (8*128*4) = 16
+  CHECK(flynn::resident_blocks(p, l, 32) == 4);  // registers: 65536 / (32*128*4)
+  l.shared_bytes = 6000;
+  CHECK(flynn::resident_blocks(p, l, 8) == 2);  // 16384 / 6000
+  p.shared_memory_bytes *= 2;                  // twice the shared memory: twice the blocks
+  CHECK(flynn::resident_blocks(p, l, 8) == 5);
+  p.max_warps = 8;
+  CHECK(flynn::resident_blocks(p, l, 8) == 2);  // 8 slots / 4 warps
+  l.block = 1024;
+  CHECK_THROWS_AS(flynn::resident_blocks(p, l, 8), std::invalid_argument);  // 32 warps > 8 slots
+  l.block = 128;
+  l.shared_bytes = 40000;
+  CHECK_THROWS_WITH(flynn::resident_blocks(p, l, 8), Catch::Contains("40000 B of shared memory"));
+}
