@@ -41,7 +41,8 @@ unsigned simt_core::block_registers() const {
 void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   kernel_ = k;
   launch_ = l;
-  resident_blocks_max_ = resident_blocks(p_, l, block_registers());
+  registers_used_ = block_registers();
+  resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});
   for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
   for (const auto& in : kernel_.code) {
@@ -87,6 +88,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
       const int slot = w.slot;
+      auto regs = std::move(w.r);  // the slot's register storage, reused
       w = warp{};
       w.slot = slot;
       w.generation = ++generations_;
@@ -94,7 +96,10 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.block = b;
       w.index = k;
       w.threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
-      w.r.assign(p_.warp_size, {});
+      // A warp starts with zeroed registers: the ones the kernel uses (it touches no other).
+      regs.resize(p_.warp_size);
+      for (auto& lane : regs) std::fill_n(lane.begin(), registers_used_, 0u);
+      w.r = std::move(regs);
       w.p.assign(p_.warp_size, 0);
       const std::uint32_t mask = simt::first_lanes(w.threads);
       w.exited = ~mask;

@@ -2,17 +2,73 @@
 // unit compute (semantics: flynn/simt/isa.h), and how long each pipeline takes.
 #pragma once
 
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "flynn/simt/isa.h"
 
 namespace flynn::simt {
 
+static_assert(FLT_EVAL_METHOD == 0, "lane arithmetic needs float arithmetic in float");
+
+// A 32-bit register as IEEE binary32, and back.
+inline float lane_float(std::uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+inline std::uint32_t lane_bits(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return x;
+}
+
 // The result of an arithmetic instruction (add .. cvt) on one lane's operands; nothing for
 // an instruction that is not one of them (mov, ldparam, setp and selp read state beyond
-// the operands: the core does them).
-std::optional<std::uint32_t> lane_arithmetic(op code, std::uint32_t a, std::uint32_t b, std::uint32_t c);
+// the operands: the core does them). Inline: it runs once per lane.
+inline std::optional<std::uint32_t> lane_arithmetic(op code, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+  switch (code) {
+    case op::add: return a + b;
+    case op::sub: return a - b;
+    case op::mul: return a * b;
+    case op::mulhi: return static_cast<std::uint32_t>((std::int64_t(sa) * std::int64_t(sb)) >> 32);
+    case op::mad: return a * b + c;
+    case op::div: return sb == 0 ? 0 : (sa == INT32_MIN && sb == -1) ? a : static_cast<std::uint32_t>(sa / sb);
+    case op::rem: return sb == 0 ? a : (sa == INT32_MIN && sb == -1) ? 0 : static_cast<std::uint32_t>(sa % sb);
+    case op::and_: return a & b;
+    case op::or_: return a | b;
+    case op::xor_: return a ^ b;
+    case op::not_: return ~a;
+    case op::shl: return a << (b & 31);
+    case op::shr: return a >> (b & 31);
+    case op::sra: return static_cast<std::uint32_t>(sa >> (b & 31));
+    case op::min: return static_cast<std::uint32_t>(std::min(sa, sb));
+    case op::max: return static_cast<std::uint32_t>(std::max(sa, sb));
+    case op::fadd: return lane_bits(lane_float(a) + lane_float(b));
+    case op::fsub: return lane_bits(lane_float(a) - lane_float(b));
+    case op::fmul: return lane_bits(lane_float(a) * lane_float(b));
+    case op::ffma: return lane_bits(std::fma(lane_float(a), lane_float(b), lane_float(c)));
+    case op::fmin: return lane_bits(std::fmin(lane_float(a), lane_float(b)));
+    case op::fmax: return lane_bits(std::fmax(lane_float(a), lane_float(b)));
+    case op::fdiv: return lane_bits(lane_float(a) / lane_float(b));
+    case op::fsqrt: return lane_bits(std::sqrt(lane_float(a)));
+    case op::cvt_f_s: return lane_bits(static_cast<float>(sa));
+    case op::cvt_s_f: {
+      const float f = lane_float(a);
+      if (std::isnan(f)) return 0u;
+      if (f >= 2147483648.0f) return 0x7fffffffu;
+      if (f < -2147483648.0f) return 0x80000000u;
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(f));
+    }
+    default: return std::nullopt;
+  }
+}
 
 // setp's comparison of a and b as the given type (IEEE for f32: NaN compares false, but ne).
 bool lane_compare(cmp c, type t, std::uint32_t a, std::uint32_t b);

@@ -553,7 +553,9 @@ void simt_core::run() {
       warp& w = *warps_[s];
       views[s].present = w.live;
       views[s].age = w.age;
-      views[s].ready = w.live && !w.at_barrier && ready_time(w, t) <= t;
+      // (ready_time is never before ready_at; with one instruction in flight it has no side
+      // effect, so a warp still busy need not be asked.)
+      views[s].ready = w.live && !w.at_barrier && (p_.inflight > 1 || w.ready_at <= t) && ready_time(w, t) <= t;
     }
     const int s = sched_->pick(views);
     if (s < 0) {
