@@ -152,7 +152,7 @@ class machine {
       : k_(k), l_(l), global_(global), c_(c) {}
 
   interp_result run() {
-    if (l_.warp_size == 0) return failed("invalid launch: warp size 0");
+    if (c_.warp_size == 0) return failed("invalid launch: warp size 0");
     for (std::size_t pc = 0; pc < k_.code.size(); ++pc) {
       const std::string why = malformed(k_.code[pc], k_.code.size());
       if (!why.empty())
@@ -193,8 +193,8 @@ class machine {
       std::string blocked;
       for (unsigned t = 0; t < l_.block; ++t) {
         const thread& th = threads[t];
-        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / l_.warp_size);
-        else if (th.st == state::exited) exited.insert(t / l_.warp_size);
+        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
+        else if (th.st == state::exited) exited.insert(t / c_.warp_size);
         else if (blocked.empty()) blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]);
       }
       if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
@@ -264,8 +264,8 @@ class machine {
       case special::ntid: return l_.block;
       case special::ctaid: return block_;
       case special::nctaid: return l_.grid;
-      case special::laneid: return t % l_.warp_size;
-      case special::warpid: return t / l_.warp_size;
+      case special::laneid: return t % c_.warp_size;
+      case special::warpid: return t / c_.warp_size;
       case special::none: break;
     }
     return 0;

@@ -170,16 +170,10 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
 
 void simt_workload::check(const platform&, run_result& r) const {
   std::vector<unsigned char> golden = image_;
-  simt::launch l;
-  l.grid = launch_.grid;
-  l.block = launch_.block;
-  l.params = launch_.params;
-  l.shared_bytes = launch_.shared_bytes;
-  l.tensor_maps = launch_.tensor_maps;
-  l.warp_size = core_->parameters().warp_size;
   simt::interp_config cfg;
   cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;
-  const simt::interp_result g = simt::interpret(kernel_, l, golden, cfg);
+  cfg.warp_size = core_->parameters().warp_size;
+  const simt::interp_result g = simt::interpret(kernel_, launch_, golden, cfg);
   const std::string who = core_->name();
   if (!g.ok) {
     r.state = run_result::status::mismatch;

@@ -82,6 +82,7 @@ regs_result regs_after(const std::string& body, unsigned n) {
   for (unsigned i = 1; i <= n; ++i)
     src += "st.global.32 [r63+" + std::to_string(4 * (i - 1)) + "], r" + std::to_string(i) + "\n";
   launch l;
+  l.shared_bytes = 16384;
   l.block = 1;
   l.params = {0};
   regs_result out;
@@ -493,6 +494,7 @@ TEST_CASE("interp: the documented vecadd kernel over three blocks") {
   }
   put(mem, c + 4 * n, 0x5a5a5a5a);  // just past C: untouched
   launch l;
+  l.shared_bytes = 16384;
   l.grid = 3;
   l.block = 32;
   l.params = {n, a, b, c};
@@ -510,6 +512,7 @@ TEST_CASE("interp: the documented vecadd kernel over three blocks") {
 
 TEST_CASE("interp: divergent if else and loops") {
   launch l;
+  l.shared_bytes = 16384;
   l.block = 32;
   l.params = {0};
   const auto x = run(
@@ -599,6 +602,7 @@ TEST_CASE("interp: shared memory tree reduction with bar.sync") {
     sums[i / 64] += i * i + 1;
   }
   launch l;
+  l.shared_bytes = 16384;
   l.grid = 2;
   l.block = 64;
   l.params = {0, 768};
@@ -623,6 +627,7 @@ TEST_CASE("interp: shared memory is per block and starts at zero") {
       "add r6, r1, 1\n"
       "st.shared.32 [r4], r6\n";
   launch l;
+  l.shared_bytes = 16384;
   l.grid = 3;
   l.block = 1;
   l.params = {0};
@@ -658,11 +663,13 @@ TEST_CASE("interp: special registers") {
       "st.global.32 [r7+16], r6\n"
       "st.global.32 [r7+20], r3\n";
   launch l;
+  l.shared_bytes = 16384;
   l.grid = 2;
   l.block = 40;
-  l.warp_size = 16;
   l.params = {0};
-  const auto x = run(src, l, std::vector<unsigned char>(2 * 40 * 24, 0));
+  interp_config c;
+  c.warp_size = 16;
+  const auto x = run(src, l, std::vector<unsigned char>(2 * 40 * 24, 0), c);
   INFO(x.r.fault);
   REQUIRE(x.r.ok);
   for (unsigned b = 0; b < 2; ++b) {
@@ -839,6 +846,7 @@ TEST_CASE("interp: wide loads and stores") {
   std::vector<unsigned char> mem(128, 0);
   for (unsigned i = 0; i < 64; ++i) mem[i] = static_cast<unsigned char>(i);
   launch l;
+  l.shared_bytes = 16384;
   l.block = 1;
   const auto x = run(
       "ld.global.128 r4, [r0+16]\n"   // words at 16, 20, 24, 28
@@ -864,6 +872,7 @@ TEST_CASE("interp: wide loads and stores") {
 TEST_CASE("interp faults: misaligned and out of range accesses") {
   // Block 1 thread 3 (global index 7) stores to a misaligned address; the others store to 0.
   launch l;
+  l.shared_bytes = 16384;
   l.grid = 2;
   l.block = 4;
   const auto x = run(
@@ -882,6 +891,7 @@ TEST_CASE("interp faults: misaligned and out of range accesses") {
 
   launch one;
   one.block = 1;
+  one.shared_bytes = 16384;
   const std::vector<unsigned char> mem(64, 0);
   auto fault = [&](const std::string& src) {
     auto r = run(src, one, mem);
@@ -907,6 +917,7 @@ TEST_CASE("interp faults: misaligned and out of range accesses") {
 
 TEST_CASE("interp faults: barrier deadlock names the warps") {
   launch l;
+  l.shared_bytes = 16384;
   l.block = 64;
   const std::vector<unsigned char> mem(16, 0);
   const auto a = run(
@@ -920,7 +931,8 @@ TEST_CASE("interp faults: barrier deadlock names the warps") {
   CHECK(a.r.fault ==
         "block 0: barrier deadlock: threads of warp 0 wait at PC 3 (4: bar.sync) but threads of warp 1 have exited");
 
-  l.warp_size = 16;
+  interp_config c16;
+  c16.warp_size = 16;
   const auto b = run(
       "mov r0, %tid\n"
       "and r1, r0, 1\n"
@@ -928,7 +940,7 @@ TEST_CASE("interp faults: barrier deadlock names the warps") {
       "@p0 bra out\n"
       "bar.sync\n"
       "out: exit\n",
-      l, mem);
+      l, mem, c16);
   CHECK_FALSE(b.r.ok);
   CHECK(b.r.fault ==
         "block 0: barrier deadlock: threads of warps 0, 1, 2, 3 wait at PC 4 (5: bar.sync) but threads of "
@@ -937,6 +949,7 @@ TEST_CASE("interp faults: barrier deadlock names the warps") {
   // Barriers are unnamed: even and odd threads meet at different bar.sync instructions.
   // Block 0 passes; in block 1 thread 5 exits first, which deadlocks both groups.
   launch g;
+  g.shared_bytes = 16384;
   g.grid = 2;
   g.block = 32;
   const auto c = run(
@@ -965,6 +978,7 @@ TEST_CASE("interp faults: barrier deadlock names the warps") {
 
 TEST_CASE("interp faults: runaway kernel") {
   launch l;
+  l.shared_bytes = 16384;
   l.block = 2;
   std::vector<unsigned char> mem(16, 0);
   interp_config c;
@@ -987,6 +1001,7 @@ TEST_CASE("interp faults: runaway kernel") {
 
 TEST_CASE("interp faults: ldparam out of range") {
   launch l;
+  l.shared_bytes = 16384;
   l.block = 1;
   l.params = {7};
   std::vector<unsigned char> mem(16, 0);
@@ -1010,6 +1025,7 @@ TEST_CASE("interp faults: malformed instructions and launches") {
   k.code.push_back(in);
   std::vector<unsigned char> mem(16, 0);
   launch l;
+  l.shared_bytes = 16384;
   auto r = interpret(k, l, mem, {});
   CHECK_FALSE(r.ok);
   CHECK(r.fault == "PC 0 (1: wgmma.m64n256k16.f32.bf16 r200, r0, r2, 1): invalid instruction: register group beyond r255");
@@ -1029,10 +1045,10 @@ TEST_CASE("interp faults: malformed instructions and launches") {
   CHECK_THAT(r.fault, Contains("invalid instruction: register group beyond r255"));
 
   k.code[0] = instr();  // nop
-  l.warp_size = 0;
-  r = interpret(k, l, mem, {});
+  interp_config no_warps;
+  no_warps.warp_size = 0;
+  r = interpret(k, l, mem, no_warps);
   CHECK(r.fault == "invalid launch: warp size 0");
-  l.warp_size = 32;
   l.grid = 0;
   r = interpret(k, l, mem, {});
   CHECK(r.ok);

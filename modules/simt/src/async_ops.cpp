@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "flynn/common/format.h"
-#include "flynn/simt/simt_core.h"
 
 namespace flynn::simt {
 

@@ -14,18 +14,15 @@
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
 #include "flynn/gmma/wgmma.h"
+#include "flynn/simt/launch.h"
 #include "flynn/tma/tma_if.h"
-
-namespace flynn {
-struct simt_launch;
-}
 
 namespace flynn::simt {
 
 // What the operations need of the core: the launch (shared memory per block, tensor maps),
 // the load/store unit's latency and the units (nullptr where none is bound).
 struct async_context {
-  const simt_launch& launch;
+  const simt::launch& launch;
   unsigned warp_size = 32, lat_lsu = 0;
   tma_if* tma = nullptr;
   gmma_if* gmma = nullptr;

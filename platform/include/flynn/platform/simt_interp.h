@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "flynn/simt/isa.h"
-#include "flynn/tma/tma_loader.h"
+#include "flynn/simt/launch.h"
 
 namespace flynn::simt {
 
-// A kernel launch: `grid` blocks of `block` threads each.
-struct launch {
-  unsigned grid = 1, block = 32;
-  std::vector<std::uint32_t> params;  // ldparam N reads params[N]
-  std::uint64_t shared_bytes = 16384;  // shared memory per block
-  unsigned warp_size = 32;             // for %laneid, %warpid and fault reports
-  std::vector<flynn::tensor_descriptor> tensor_maps;  // tma.load MAP operands
-};
-
 struct interp_config {
   std::uint64_t max_instructions = 200000000;  // runaway limit, all threads together
+  unsigned warp_size = 32;                     // for %laneid, %warpid and fault reports
 };
 
 struct interp_result {

@@ -20,6 +20,7 @@
 #include "flynn/common/params.h"
 #include "flynn/gmma/wgmma.h"
 #include "flynn/simt/isa.h"
+#include "flynn/simt/launch.h"
 #include "flynn/simt/scheduler.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/tma_if.h"
@@ -38,12 +39,8 @@ struct async_counters;
 class mbarrier_tracer;
 }  // namespace simt
 
-struct simt_launch {
-  unsigned grid = 1, block = 32;           // blocks, threads per block
-  std::vector<std::uint32_t> params;       // kernel parameters
-  std::uint64_t shared_bytes = 0;          // shared memory per block
-  std::vector<tensor_descriptor> tensor_maps;  // tma.load MAP operands
-};
+// The launch the core runs (the same description the golden interpreter takes).
+using simt_launch = simt::launch;
 
 // Branch divergence handling: per-warp reconvergence stacks alone, or with dynamic warp
 // formation (threads of other warps at the same PC join an issue when their lanes are free).

@@ -1,0 +1,21 @@
+// A kernel launch on the SIMT ISA: the one description the timed core (simt_core::load) and
+// the golden interpreter both take.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "flynn/tma/tma_loader.h"
+
+namespace flynn::simt {
+
+// `grid` blocks of `block` threads each, with the kernel's parameters, the shared memory
+// each block gets and the tensor maps its tma instructions name.
+struct launch {
+  unsigned grid = 1, block = 32;
+  std::vector<std::uint32_t> params;           // ldparam N reads params[N]
+  std::uint64_t shared_bytes = 0;              // shared memory per block
+  std::vector<tensor_descriptor> tensor_maps;  // tma.load / tma.store MAP operands
+};
+
+}  // namespace flynn::simt
