@@ -591,7 +591,7 @@ pass "no temporary folders left behind"
 
 # --------------------------------------------------------------------------- known product bug
 # Kept last so the checks above still run while it is open.
-# BUG (platform/src/platform.cpp, platform::run): a cycle-limited LT run reports
+# BUG (platform/build/src/platform.cpp, platform::run): a cycle-limited LT run reports
 # "cycles": 0 and "sim_time_ns": 0 in stats.json although it stopped at the limit of 10
 # cycles. sc_start(limit, SC_EXIT_ON_STARVATION) does not advance time to the limit when
 # the next event lies beyond it (the LT generator's quantum, 1000 cycles, is past the

@@ -2,9 +2,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "flynn/platform/errors.h"
 
@@ -140,15 +137,5 @@ bool parse_magnitude(const std::string& s, std::uint64_t& v) {
   return r.ec == std::errc() && r.ptr == last;
 }
 
-std::string read_source(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": cannot read file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path + ": cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw input_error(path + ": cannot read file");
-  return text.str();
-}
 
 }  // namespace flynn::asm_lexer

@@ -49,7 +49,5 @@ bool valid_label_name(const std::string& s);
 bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n);
 // A decimal or 0x-hex unsigned 64-bit number.
 bool parse_magnitude(const std::string& s, std::uint64_t& v);
-// The text of a source file; input_error "PATH: cannot read file" when unreadable.
-std::string read_source(const std::string& path);
 
 }  // namespace flynn::asm_lexer

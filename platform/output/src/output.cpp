@@ -10,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "asm_lexer.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/scenario.h"
@@ -186,7 +185,7 @@ run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint6
     in.role = depth == 0 ? "scenario" : "extends";
     in.json_path = depth == 0 ? "" : "extends";
     in.file = file;
-    in.text = asm_lexer::read_source(file);
+    in.text = read_source(file);
     const json j = parse_json_text(file, in.text);
     file.clear();
     if (j.is_object() && j.contains("extends") && j["extends"].is_string())
@@ -209,7 +208,7 @@ run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint6
       in.role = key;
       in.json_path = std::string("workload.") + key;
       in.file = workload_file(sd, in.json_path, w[key].get<std::string>());
-      in.text = asm_lexer::read_source(in.file);
+      in.text = read_source(in.file);
       in.copy = "inputs/" + fs::path(in.file).filename().string();
       w[key] = in.copy;
       r.inputs.push_back(std::move(in));

@@ -1,6 +1,9 @@
 #include "flynn/platform/errors.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 namespace flynn {
@@ -40,6 +43,17 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
     }
   }
   return best.empty() ? std::string() : "did you mean '" + best + "'?";
+}
+
+std::string read_source(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": cannot read file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path + ": cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw input_error(path + ": cannot read file");
+  return text.str();
 }
 
 }  // namespace flynn

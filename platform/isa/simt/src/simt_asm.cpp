@@ -763,7 +763,7 @@ kernel assemble(const std::string& text, const std::string& file) {
 }
 
 kernel assemble_file(const std::string& path) {
-  return assemble(asm_lexer::read_source(path), path);
+  return assemble(read_source(path), path);
 }
 
 }  // namespace flynn::simt

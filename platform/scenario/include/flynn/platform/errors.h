@@ -17,6 +17,10 @@ class input_error : public std::runtime_error {
   explicit input_error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// The text of an input file (program, kernel, workload data); input_error
+// "PATH: cannot read file" when it cannot be read.
+std::string read_source(const std::string& path);
+
 // "did you mean 'x'?" for the candidate nearest to `word` (empty when nothing is close).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

@@ -707,7 +707,7 @@ program assemble(const std::string& text, const std::string& file) {
 }
 
 program assemble_file(const std::string& path) {
-  return assemble(asm_lexer::read_source(path), path);
+  return assemble(read_source(path), path);
 }
 
 }  // namespace flynn::vec
