@@ -5,7 +5,7 @@
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
-#include "flynn/platform/platform.h"
+#include "flynn/platform/run_result.h"
 #include "flynn/tensor/numeric.h"
 
 using nlohmann::json;

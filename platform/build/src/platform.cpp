@@ -131,6 +131,12 @@ module* platform::find(const std::string& instance) const {
   return nullptr;
 }
 
+std::string platform::type_of(const std::string& instance) const {
+  for (const auto& m : spec_.modules)
+    if (m.name == instance) return m.type;
+  return {};
+}
+
 module* platform::target_of(const std::string& initiator_socket) const {
   for (const auto& [i, t] : links_)
     if (i == initiator_socket) return find(t);
@@ -312,7 +318,7 @@ void platform::verify(run_result& r) const {
     r.checks.push_back("TLM-2.0 base protocol: " + std::to_string(checkers_.size()) + " links checked, no violation");
   }
   run_functional_checks(*this, r);
-  if (!r.failed() && workload_) workload_->check(*this, r);
+  if (!r.failed() && workload_) workload_->check(r);
   if (!r.failed()) check_calibration(r);
 }
 

@@ -6,7 +6,6 @@
 #include "flynn/common/format.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
-#include "flynn/platform/platform.h"
 #include "flynn/platform/simt_asm.h"
 #include "flynn/platform/simt_interp.h"
 #include "flynn/platform/workload.h"
@@ -21,8 +20,8 @@ namespace {
 
 class simt_workload final : public workload {
  public:
-  simt_workload(platform& p, const scenario_doc& sd, const json& spec);
-  void check(const platform& p, run_result& r) const override;
+  simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec);
+  void check(run_result& r) const override;
 
  private:
   [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found) const {
@@ -97,7 +96,7 @@ class simt_workload final : public workload {
   std::vector<std::pair<std::string, memory_image>> expect_;
 };
 
-simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& spec) : sd_(sd) {
+simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) : sd_(sd) {
   static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
                                                 "shared_bytes", "params", "init", "expect", "tensor_maps"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
@@ -110,8 +109,8 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
   for (const char* k : {"kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
-  core_ = dynamic_cast<simt_core*>(p.find(spec["core"].get<std::string>()));
-  mem_ = dynamic_cast<banked_memory*>(p.find(spec["memory"].get<std::string>()));
+  core_ = dynamic_cast<simt_core*>(modules.find(spec["core"].get<std::string>()));
+  mem_ = dynamic_cast<banked_memory*>(modules.find(spec["memory"].get<std::string>()));
   if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
   const fs::path file = workload_file(sd, "workload.kernel", spec["kernel"].get<std::string>());
   std::error_code exists_ec;
@@ -168,7 +167,7 @@ simt_workload::simt_workload(platform& p, const scenario_doc& sd, const json& sp
   mem_->peek(0, image_.data(), image_.size());
 }
 
-void simt_workload::check(const platform&, run_result& r) const {
+void simt_workload::check(run_result& r) const {
   std::vector<unsigned char> golden = image_;
   simt::interp_config cfg;
   cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;
@@ -193,8 +192,8 @@ void simt_workload::check(const platform&, run_result& r) const {
 
 }  // namespace
 
-std::unique_ptr<workload> make_simt_workload(platform& p, const scenario_doc& sd, const json& spec) {
-  return std::make_unique<simt_workload>(p, sd, spec);
+std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
+  return std::make_unique<simt_workload>(modules, sd, spec);
 }
 
 }  // namespace flynn

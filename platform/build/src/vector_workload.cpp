@@ -7,7 +7,6 @@
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
-#include "flynn/platform/platform.h"
 #include "flynn/platform/vector_asm.h"
 #include "flynn/platform/vector_interp.h"
 #include "flynn/platform/workload.h"
@@ -23,8 +22,8 @@ namespace {
 
 class vector_workload final : public workload {
  public:
-  vector_workload(platform& p, const scenario_doc& sd, const json& spec);
-  void check(const platform& p, run_result& r) const override;
+  vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec);
+  void check(run_result& r) const override;
 
  private:
   [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found) const {
@@ -43,7 +42,7 @@ class vector_workload final : public workload {
 
 std::string str(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
 
-vector_workload::vector_workload(platform& p, const scenario_doc& sd, const json& spec) : sd_(sd) {
+vector_workload::vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) : sd_(sd) {
   static const std::vector<std::string> keys = {"program", "core", "memory", "init", "expect"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
@@ -54,11 +53,11 @@ vector_workload::vector_workload(platform& p, const scenario_doc& sd, const json
   for (const char* k : {"program", "core", "memory"})
     if (str(spec, k).empty())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
-  core_ = dynamic_cast<scalar_unit*>(p.find(str(spec, "core")));
+  core_ = dynamic_cast<scalar_unit*>(modules.find(str(spec, "core")));
   if (!core_) fail("workload.core", "the name of a scalar_unit instance", "'" + str(spec, "core") + "'");
-  mem_ = dynamic_cast<banked_memory*>(p.find(str(spec, "memory")));
+  mem_ = dynamic_cast<banked_memory*>(modules.find(str(spec, "memory")));
   if (!mem_) fail("workload.memory", "the name of a banked_memory instance", "'" + str(spec, "memory") + "'");
-  if (auto* vu = dynamic_cast<vector_unit*>(p.target_of(std::string(core_->basename()) + ".vpu")))
+  if (auto* vu = dynamic_cast<vector_unit*>(modules.target_of(std::string(core_->basename()) + ".vpu")))
     max_vl_ = vu->parameters().max_vl;
 
   // The program path is relative to the file that names it.
@@ -95,7 +94,7 @@ memory_image vector_workload::image(const json& entry, const std::string& path, 
                      [this](const std::string& n, std::uint64_t& a) { return prog_.find_symbol(n, a); }, names);
 }
 
-void vector_workload::check(const platform&, run_result& r) const {
+void vector_workload::check(run_result& r) const {
   std::vector<unsigned char> golden = image_;
   vec::interp_config cfg;
   cfg.max_vl = max_vl_;
@@ -119,8 +118,8 @@ void vector_workload::check(const platform&, run_result& r) const {
 
 }  // namespace
 
-std::unique_ptr<workload> make_vector_workload(platform& p, const scenario_doc& sd, const json& spec) {
-  return std::make_unique<vector_workload>(p, sd, spec);
+std::unique_ptr<workload> load_vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
+  return std::make_unique<vector_workload>(modules, sd, spec);
 }
 
 }  // namespace flynn

@@ -18,6 +18,8 @@
 
 #include "flynn/platform/scenario.h"
 
+#include "flynn/platform/run_result.h"
+
 namespace flynn {
 
 class banked_memory;
@@ -51,7 +53,7 @@ std::string compare_memory(const banked_memory& mem, const std::vector<unsigned 
 // the scenario's expected images. Records passes in r.checks, the first failure as a
 // mismatch.
 void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
-                          const std::vector<std::pair<std::string, memory_image>>& expect, struct run_result& r);
+                          const std::vector<std::pair<std::string, memory_image>>& expect, run_result& r);
 
 // Compares an image with a memory's contents; returns "" or what differs.
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);

@@ -12,6 +12,7 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/registry.h"
+#include "flynn/platform/run_result.h"
 #include "flynn/platform/scenario.h"
 #include "flynn/platform/workload.h"
 
@@ -19,33 +20,24 @@ namespace flynn {
 
 class protocol_checker;
 
-struct run_result {
-  enum class status { ok, fault, deadlock, cycle_limit, mismatch };
-  status state = status::ok;
-  std::string message;             // what went wrong (empty when ok)
-  std::vector<std::string> checks;  // functional checks passed, for the record
-  std::uint64_t cycles = 0;
-  double sim_time_ns = 0;
-  bool failed() const { return state != status::ok; }
-};
-const char* to_string(run_result::status s);
 
-class platform {
+class platform final : public instance_lookup {
  public:
   // Validates the scenario and elaborates it. Throws input_error on bad input; nothing is
   // simulated and nothing is written.
   // check_protocol: a base-protocol checker on every TLM link; a violation fails the run.
   platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol = false);
-  ~platform();
+  ~platform() override;
   platform(const platform&) = delete;
   platform& operator=(const platform&) = delete;
 
   const scenario& spec() const { return spec_; }
   const nlohmann::json& resolved() const { return resolved_; }
   const std::vector<module*>& modules() const { return modules_; }
-  module* find(const std::string& instance) const;
+  module* find(const std::string& instance) const override;
+  std::string type_of(const std::string& instance) const override;
   // Target module bound to an initiator socket ("gen.out"), or nullptr.
-  module* target_of(const std::string& initiator_socket) const;
+  module* target_of(const std::string& initiator_socket) const override;
 
   void attach_trace(trace_sink& sink);
   // Whether a programmable block runs a program, and the instructions it executed.

@@ -14,18 +14,41 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flynn/common/module.h"
+#include "flynn/platform/run_result.h"
+
 namespace flynn {
 
-class platform;
-struct run_result;
 struct scenario_doc;
+
+// The instances a workload names (workload.core, workload.memory), as the platform built
+// them: a workload asks for them by name and never sees the platform.
+class instance_lookup {
+ public:
+  virtual ~instance_lookup() = default;
+  virtual module* find(const std::string& instance) const = 0;        // nullptr: no such instance
+  virtual std::string type_of(const std::string& instance) const = 0;  // its module type, "" if none
+  // The module bound behind an initiator socket ("cpu.vpu"), or nullptr.
+  virtual module* target_of(const std::string& initiator_socket) const = 0;
+};
 
 class workload {
  public:
   virtual ~workload() = default;
   // After the run: compare the timed run's results with the golden model.
-  virtual void check(const platform& p, run_result& r) const = 0;
+  virtual void check(run_result& r) const = 0;
 };
+
+// A kind of workload: the module type of the instance that runs it (workload.core), and
+// how to load it. load_workload picks one by that type.
+struct workload_kind {
+  const char* core_type;
+  std::unique_ptr<workload> (*load)(const instance_lookup& modules, const scenario_doc& sd, const nlohmann::json& spec);
+};
+std::unique_ptr<workload> load_vector_workload(const instance_lookup& modules, const scenario_doc& sd,
+                                               const nlohmann::json& spec);
+std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd,
+                                             const nlohmann::json& spec);
 
 // A file named at `json_path`: relative to the scenario file it came from, or to the
 // current folder when it came from --set.
@@ -33,7 +56,7 @@ std::string workload_file(const scenario_doc& sd, const std::string& json_path, 
 
 // Assembles and loads the scenario's workload into the elaborated platform. Throws
 // input_error for bad workload data (exit 2).
-std::unique_ptr<workload> load_workload(platform& p, const scenario_doc& sd,
+std::unique_ptr<workload> load_workload(const instance_lookup& modules, const scenario_doc& sd,
                                         const nlohmann::json& spec);
 
 }  // namespace flynn

@@ -1,0 +1,21 @@
+// The outcome of a run: how it ended, the functional checks it passed, its length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flynn {
+
+struct run_result {
+  enum class status { ok, fault, deadlock, cycle_limit, mismatch };
+  status state = status::ok;
+  std::string message;             // what went wrong (empty when ok)
+  std::vector<std::string> checks;  // functional checks passed, for the record
+  std::uint64_t cycles = 0;
+  double sim_time_ns = 0;
+  bool failed() const { return state != status::ok; }
+};
+const char* to_string(run_result::status s);
+
+}  // namespace flynn
