@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "flynn/platform/errors.h"
 
 namespace flynn::asm_lexer {
 
@@ -49,5 +53,80 @@ bool valid_label_name(const std::string& s);
 bool register_number(const std::string& s, char prefix, unsigned limit, std::uint8_t& n);
 // A decimal or 0x-hex unsigned 64-bit number.
 bool parse_magnitude(const std::string& s, std::uint64_t& v);
+
+// What the line-oriented assemblers share: the line loop, errors "FILE:LINE:COL: expected
+// X, found Y", the labels that start a line, and the label table. V is what a label stands
+// for (an instruction index, a data address).
+template <class V>
+class line_assembler {
+ protected:
+  explicit line_assembler(std::string file) : file_(std::move(file)) {}
+
+  // do_line(text) for every line of `text`, with line_ its number (from 1).
+  template <class F>
+  void each_line(const std::string& text, F&& do_line) {
+    std::size_t pos = 0;
+    unsigned lineno = 0;
+    while (pos <= text.size()) {
+      std::size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      line_ = ++lineno;
+      do_line(text.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+  }
+
+  [[noreturn]] void fail(unsigned line, unsigned col, const std::string& expected, const std::string& found) const {
+    throw input_error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": expected " + expected +
+                      ", found " + found);
+  }
+  [[noreturn]] void fail(unsigned col, const std::string& expected, const std::string& found) const {
+    fail(line_, col, expected, found);
+  }
+
+  // The "name:" labels that start a line, from toks[k] on (k moves past them). A label is a
+  // valid name and not a register name (is_register); `not_register` says what it must be.
+  template <class IsRegister>
+  std::vector<token> leading_labels(const std::vector<token>& toks, std::size_t& k, IsRegister is_register,
+                                    const std::string& not_register) const {
+    std::vector<token> labels;
+    while (k + 1 < toks.size() && toks[k].kind == token::ident && toks[k + 1].s == ":") {
+      const token& l = toks[k];
+      if (!valid_label_name(l.s))
+        fail(l.col, "a label name (a letter or '_', then letters, digits or '_')", quoted(l.s));
+      if (is_register(l.s)) fail(l.col, not_register, quoted(l.s));
+      labels.push_back(l);
+      k += 2;
+    }
+    return labels;
+  }
+
+  // Defines label l at the current line; a name defined before is an error naming its line.
+  void define_label(const token& l, V value) {
+    auto it = labels_.find(l.s);
+    if (it != labels_.end())
+      fail(l.col, "a new label name ('" + l.s + "' is already defined at line " + std::to_string(it->second.second) + ")",
+           quoted(l.s));
+    labels_.emplace(l.s, std::make_pair(std::move(value), line_));
+  }
+
+  // The label `name` used at line:col; an unknown name is an error with the nearest one.
+  const V& label(const std::string& name, unsigned line, unsigned col) const {
+    auto it = labels_.find(name);
+    if (it == labels_.end()) {
+      std::vector<std::string> names;
+      for (const auto& l : labels_) names.push_back(l.first);
+      const std::string hint = did_you_mean(name, names);
+      fail(line, col, "a defined label" + (hint.empty() ? "" : " (" + hint + ")"), quoted(name));
+    }
+    return it->second.first;
+  }
+
+  std::string file_;
+  unsigned line_ = 0;
+
+ private:
+  std::map<std::string, std::pair<V, unsigned>> labels_;  // -> (value, line)
+};
 
 }  // namespace flynn::asm_lexer

@@ -169,22 +169,13 @@ struct fixup {
   unsigned line = 0, col = 0;
 };
 
-class assembler {
+class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruction indices
  public:
-  explicit assembler(const std::string& file) : file_(file) {}
+  explicit assembler(const std::string& file) : line_assembler(file) {}
 
   kernel run(const std::string& text) {
     k_.file = file_;
-    std::size_t pos = 0;
-    unsigned lineno = 0;
-    while (pos <= text.size()) {
-      std::size_t nl = text.find('\n', pos);
-      if (nl == std::string::npos) nl = text.size();
-      ++lineno;
-      line_ = lineno;
-      do_line(text.substr(pos, nl - pos));
-      pos = nl + 1;
-    }
+    each_line(text, [this](std::string line) { do_line(std::move(line)); });
     if (k_.code.empty()) fail(1, 1, "at least one instruction", "none");
     resolve();
     if (name_line_ == 0) k_.name = std::filesystem::path(file_).stem().string();
@@ -192,16 +183,6 @@ class assembler {
   }
 
  private:
-  [[noreturn]] void fail(unsigned line, unsigned col, const std::string& expected,
-                         const std::string& found) const {
-    throw input_error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                      ": expected " + expected + ", found " + found);
-  }
-  [[noreturn]] void fail(unsigned col, const std::string& expected,
-                         const std::string& found) const {
-    fail(line_, col, expected, found);
-  }
-
   static std::vector<token> tokenize(const std::string& s) { return asm_lexer::tokenize(s, "%"); }
 
 
@@ -211,16 +192,8 @@ class assembler {
 
     const std::vector<token> toks = tokenize(line);
     std::size_t k = 0;
-    std::vector<token> labels;
-    while (k + 1 < toks.size() && toks[k].kind == token::ident && toks[k + 1].s == ":") {
-      const token& l = toks[k];
-      if (!valid_label_name(l.s))
-        fail(l.col, "a label name (a letter or '_', then letters, digits or '_')", quoted(l.s));
-      if (is_register_name(l.s))
-        fail(l.col, "a label name that is not a register or predicate name", quoted(l.s));
-      labels.push_back(l);
-      k += 2;
-    }
+    const std::vector<token> labels =
+        leading_labels(toks, k, is_register_name, "a label name that is not a register or predicate name");
     if (k == toks.size()) {
       define_labels(labels);
       return;
@@ -266,14 +239,7 @@ class assembler {
   }
 
   void define_labels(const std::vector<token>& labels) {
-    for (const token& l : labels) {
-      auto it = labels_.find(l.s);
-      if (it != labels_.end())
-        fail(l.col, "a new label name ('" + l.s + "' is already defined at line " +
-                        std::to_string(it->second.second) + ")",
-             quoted(l.s));
-      labels_.emplace(l.s, std::make_pair(static_cast<std::uint32_t>(k_.code.size()), line_));
-    }
+    for (const token& l : labels) define_label(l, static_cast<std::uint32_t>(k_.code.size()));
   }
 
   // ---- directives -------------------------------------------------------------------
@@ -735,24 +701,11 @@ class assembler {
   // ---- labels -----------------------------------------------------------------------
 
   void resolve() {
-    std::vector<std::string> names;
-    for (const auto& l : labels_) names.push_back(l.first);
-    for (const fixup& f : fixups_) {
-      auto it = labels_.find(f.label);
-      if (it == labels_.end()) {
-        const std::string hint = did_you_mean(f.label, names);
-        fail(f.line, f.col, "a defined label" + (hint.empty() ? "" : " (" + hint + ")"),
-             quoted(f.label));
-      }
-      k_.code[f.index].target = it->second.first;
-    }
+    for (const fixup& f : fixups_) k_.code[f.index].target = label(f.label, f.line, f.col);
   }
 
-  std::string file_;
   kernel k_;
-  unsigned line_ = 0;
   unsigned name_line_ = 0;  // line of the .kernel directive (0: none yet)
-  std::map<std::string, std::pair<std::uint32_t, unsigned>> labels_;  // -> (index, line)
   std::vector<fixup> fixups_;
 };
 

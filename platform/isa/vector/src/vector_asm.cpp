@@ -142,7 +142,6 @@ bool is_register_name(const std::string& s) {
 struct label_def {
   bool text = false;         // text label (instruction index) or data label (byte address)
   std::uint64_t value = 0;
-  unsigned line = 0;
 };
 
 struct fixup {
@@ -153,38 +152,19 @@ struct fixup {
   unsigned line = 0, col = 0;
 };
 
-class assembler {
+class assembler : asm_lexer::line_assembler<label_def> {
  public:
-  explicit assembler(const std::string& file) : file_(file) {}
+  explicit assembler(const std::string& file) : line_assembler(file) {}
 
   program run(const std::string& text) {
     prog_.file = file_;
-    std::size_t pos = 0;
-    unsigned lineno = 0;
-    while (pos <= text.size()) {
-      std::size_t nl = text.find('\n', pos);
-      if (nl == std::string::npos) nl = text.size();
-      ++lineno;
-      line_ = lineno;
-      do_line(text.substr(pos, nl - pos));
-      pos = nl + 1;
-    }
+    each_line(text, [this](std::string line) { do_line(std::move(line)); });
     if (prog_.code.empty()) fail(1, 1, "at least one instruction", "none");
     resolve();
     return std::move(prog_);
   }
 
  private:
-  [[noreturn]] void fail(unsigned line, unsigned col, const std::string& expected,
-                         const std::string& found) const {
-    throw input_error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                      ": expected " + expected + ", found " + found);
-  }
-  [[noreturn]] void fail(unsigned col, const std::string& expected,
-                         const std::string& found) const {
-    fail(line_, col, expected, found);
-  }
-
   static std::vector<token> tokenize(const std::string& s) { return asm_lexer::tokenize(s, ""); }
 
 
@@ -194,15 +174,8 @@ class assembler {
 
     const std::vector<token> toks = tokenize(line);
     std::size_t k = 0;
-    std::vector<token> labels;
-    while (k + 1 < toks.size() && toks[k].kind == token::ident && toks[k + 1].s == ":") {
-      const token& l = toks[k];
-      if (!valid_label_name(l.s))
-        fail(l.col, "a label name (a letter or '_', then letters, digits or '_')", quoted(l.s));
-      if (is_register_name(l.s)) fail(l.col, "a label name that is not a register name", quoted(l.s));
-      labels.push_back(l);
-      k += 2;
-    }
+    const std::vector<token> labels =
+        leading_labels(toks, k, is_register_name, "a label name that is not a register name");
     if (k == toks.size()) {
       define_labels(labels);
       return;
@@ -222,16 +195,7 @@ class assembler {
 
   void define_labels(const std::vector<token>& labels) {
     for (const token& l : labels) {
-      auto it = labels_.find(l.s);
-      if (it != labels_.end())
-        fail(l.col, "a new label name ('" + l.s + "' is already defined at line " +
-                        std::to_string(it->second.line) + ")",
-             quoted(l.s));
-      label_def d;
-      d.text = !in_data_;
-      d.value = in_data_ ? cursor_ : prog_.code.size();
-      d.line = line_;
-      labels_.emplace(l.s, d);
+      define_label(l, label_def{!in_data_, in_data_ ? cursor_ : prog_.code.size()});
       if (in_data_) prog_.symbols.emplace_back(l.s, cursor_);
     }
   }
@@ -668,35 +632,23 @@ class assembler {
   // ---- labels -----------------------------------------------------------------------
 
   void resolve() {
-    std::vector<std::string> names;
-    for (const auto& l : labels_) names.push_back(l.first);
     for (const fixup& f : fixups_) {
-      auto it = labels_.find(f.label);
-      if (it == labels_.end()) {
-        const std::string hint = did_you_mean(f.label, names);
-        fail(f.line, f.col, "a defined label" + (hint.empty() ? "" : " (" + hint + ")"),
-             quoted(f.label));
-      }
+      const label_def& d = label(f.label, f.line, f.col);
       instr& in = prog_.code[f.index];
       if (f.target) {
-        if (!it->second.text)
-          fail(f.line, f.col, "a branch target (a text label)", quoted(f.label) + " (a data label)");
-        in.target = static_cast<std::uint32_t>(it->second.value);
+        if (!d.text) fail(f.line, f.col, "a branch target (a text label)", quoted(f.label) + " (a data label)");
+        in.target = static_cast<std::uint32_t>(d.value);
       } else {
-        if (it->second.text)
-          fail(f.line, f.col, "a data label (text labels are branch targets)",
-               quoted(f.label) + " (a text label)");
-        in.imm = static_cast<std::int64_t>(it->second.value + static_cast<std::uint64_t>(f.offset));
+        if (d.text)
+          fail(f.line, f.col, "a data label (text labels are branch targets)", quoted(f.label) + " (a text label)");
+        in.imm = static_cast<std::int64_t>(d.value + static_cast<std::uint64_t>(f.offset));
       }
     }
   }
 
-  std::string file_;
   program prog_;
-  unsigned line_ = 0;
   bool in_data_ = false;
   std::uint64_t cursor_ = 0;  // next data address
-  std::map<std::string, label_def> labels_;
   std::vector<fixup> fixups_;
 };
 
