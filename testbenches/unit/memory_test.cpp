@@ -107,6 +107,18 @@ TEST_CASE("xor-hashed mapping spreads a power-of-two stride over the banks") {
   CHECK(stat(mem, "bank_conflicts") == 0);
 }
 
+TEST_CASE("bank_mappings: each entry builds its mapping's class") {
+  using flynn::bank_mapping_kind;
+  CHECK(dynamic_cast<flynn::word_interleaved_mapping*>(
+      flynn::make_bank_mapping(bank_mapping_kind::word_interleaved, 4, 2).get()));
+  const auto block = flynn::make_bank_mapping(bank_mapping_kind::block_interleaved, 4, 2);
+  CHECK(dynamic_cast<flynn::block_interleaved_mapping*>(block.get()));
+  CHECK(block->bank_of(2) == 1);  // the block size reaches the constructor
+  CHECK(dynamic_cast<flynn::xor_hashed_mapping*>(
+      flynn::make_bank_mapping(bank_mapping_kind::xor_hashed, 4, 2).get()));
+  CHECK(flynn::choice_names(flynn::bank_mappings) == "word, block or xor");
+}
+
 TEST_CASE("block-interleaved mapping keeps consecutive words in one bank") {
   flynn::block_interleaved_mapping m(4, 2);
   CHECK(m.bank_of(0) == 0);

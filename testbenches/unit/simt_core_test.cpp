@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
@@ -93,6 +94,15 @@ TEST_CASE("scheduler policies pick warps in their order") {
   two.long_latency(0);      // 0 leaves the set; 2 joins
   CHECK(two.pick(v) == 1);
   CHECK(two.pick(v) == 2);
+}
+
+TEST_CASE("warp_policies: each entry builds its policy's class") {
+  using flynn::warp_policy;
+  CHECK(dynamic_cast<flynn::lrr_scheduler*>(flynn::make_scheduler(warp_policy::lrr, 2).get()));
+  CHECK(dynamic_cast<flynn::gto_scheduler*>(flynn::make_scheduler(warp_policy::gto, 2).get()));
+  CHECK(dynamic_cast<flynn::two_level_scheduler*>(flynn::make_scheduler(warp_policy::two_level, 2).get()));
+  CHECK(flynn::choice_names(flynn::warp_policies) == "lrr, gto or two_level");
+  CHECK_THROWS_AS(flynn::make_scheduler(static_cast<warp_policy>(99), 2), std::invalid_argument);
 }
 
 TEST_CASE("coalescing: unit stride is one transaction per warp and stride 32 is 32") {

@@ -17,11 +17,7 @@ void banked_memory_params::visit(param_visitor& v) {
   param(v, {"size_bytes", "B", "capacity in bytes (a multiple of word_bytes)"}, size_bytes, 1);
   param(v, {"word_bytes", "B", "bytes per bank word (power of two)"}, word_bytes, 1, 4096);
   param(v, {"banks", "", "number of independently accessible banks"}, banks, 1, 4096);
-  param_enum(v, {"mapping", "", "address to bank mapping: word, block or xor (hashed)"},
-             mapping,
-             {{bank_mapping_kind::word_interleaved, "word"},
-              {bank_mapping_kind::block_interleaved, "block"},
-              {bank_mapping_kind::xor_hashed, "xor"}});
+  param_enum(v, {"mapping", "", "address to bank mapping"}, mapping, bank_mappings);
   param(v, {"block_words", "words", "words per block for the block mapping"}, block_words, 1,
         1 << 20);
   param(v, {"latency", "cycles", "bank access latency: request issue to data delivered"},

@@ -1,6 +1,8 @@
 #include "flynn/simt/scheduler.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <type_traits>
 
 namespace flynn {
 
@@ -71,13 +73,34 @@ void two_level_scheduler::retire(int slot) {
   pending_.erase(std::remove(pending_.begin(), pending_.end(), slot), pending_.end());
 }
 
-std::unique_ptr<warp_scheduler> make_scheduler(warp_policy p, unsigned active) {
-  switch (p) {
-    case warp_policy::gto: return std::make_unique<gto_scheduler>();
-    case warp_policy::two_level: return std::make_unique<two_level_scheduler>(active);
-    case warp_policy::lrr:
-    default: return std::make_unique<lrr_scheduler>();
+namespace {
+// A factory for the table: the policy's class, given the active-set size if it takes one.
+template <class S>
+std::unique_ptr<warp_scheduler> make(unsigned active) {
+  if constexpr (std::is_constructible_v<S, unsigned>) {
+    return std::make_unique<S>(active);
+  } else {
+    (void)active;
+    return std::make_unique<S>();
   }
+}
+
+const warp_policy_choice warp_policy_table[] = {
+    {warp_policy::lrr, "lrr", "loose round-robin", make<lrr_scheduler>},
+    {warp_policy::gto, "gto", "greedy then oldest", make<gto_scheduler>},
+    {warp_policy::two_level, "two_level", "round-robin in an active set of active_warps warps",
+     make<two_level_scheduler>},
+};
+}  // namespace
+
+const choice_table<warp_policy_choice> warp_policies(warp_policy_table);
+
+std::unique_ptr<warp_scheduler> make_scheduler(warp_policy p, unsigned active) {
+  const warp_policy_choice* c = choice_for(warp_policies, p);
+  if (!c)
+    throw std::invalid_argument("warp_policy " + std::to_string(static_cast<int>(p)) +
+                                " has no entry in warp_policies");
+  return c->make(active);
 }
 
 }  // namespace flynn

@@ -28,11 +28,9 @@ void simt_core_params::visit(param_visitor& v) {
         register_file_bytes, 4, std::uint64_t(1) << 24);
   param(v, {"shared_memory_bytes", "B", "shared memory divided among resident blocks"}, shared_memory_bytes, 0,
         std::uint64_t(1) << 24);
-  param_enum(v, {"scheduler", "", "warp scheduler: lrr (loose round-robin), gto (greedy then oldest), two_level"},
-             scheduler, {{warp_policy::lrr, "lrr"}, {warp_policy::gto, "gto"}, {warp_policy::two_level, "two_level"}});
+  param_enum(v, {"scheduler", "", "warp scheduler"}, scheduler, warp_policies);
   param(v, {"active_warps", "warps", "two_level: size of the active set"}, active_warps, 1, 64);
-  param_enum(v, {"divergence", "", "stack (reconvergence stacks) or dwf (plus dynamic warp formation)"}, divergence,
-             {{divergence_policy::stack, "stack"}, {divergence_policy::dwf, "dwf"}});
+  param_enum(v, {"divergence", "", "branch divergence"}, divergence, divergence_policies);
   param(v, {"inflight", "instructions", "instructions per warp in the pipeline (a scoreboard tracks registers)"},
         inflight, 1, 16);
   param(v, {"lat_alu", "cycles", "integer and fp32 pipeline depth"}, lat_alu, 1, 1000);

@@ -41,10 +41,8 @@ void traffic_stream::visit(param_visitor& v) {
   param(v, {"indices", "elements", "indexed: element indices, address = base + index * size"},
         indices);
   param(v, {"seed", "", "random: address seed"}, seed);
-  param_enum(v, {"swizzle", "", "shared-memory layout of the offsets from base: none, 32B, 64B or 128B swizzle"},
-             swizzle,
-             {{swizzle_mode::none, "none"}, {swizzle_mode::b32, "32B"}, {swizzle_mode::b64, "64B"},
-              {swizzle_mode::b128, "128B"}});
+  param_enum(v, {"swizzle", "", "shared-memory layout of the offsets from base"}, swizzle,
+             swizzle_modes);
 }
 
 std::vector<param_issue> traffic_stream::check(const std::string& prefix) const {

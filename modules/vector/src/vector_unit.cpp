@@ -19,12 +19,8 @@ void vector_unit_params::visit(param_visitor& v) {
   param(v, {"max_vl", "elements", "vector register length (elements of 64 bits)"}, max_vl, 1, 4096);
   param(v, {"lanes", "", "lanes: element i runs on lane i mod lanes, one element per lane per cycle"},
         lanes, 1, 32);
-  param_enum(v, {"chaining", "", "none, flexible (element-wise forwarding) or cray1 (chain slot)"},
-             chaining,
-             {{chaining_policy::none, "none"}, {chaining_policy::flexible, "flexible"},
-              {chaining_policy::cray1, "cray1"}});
-  param_enum(v, {"masking", "", "masked execution: simple (all elements, write-back suppressed) or density_time"},
-             masking, {{mask_policy::simple, "simple"}, {mask_policy::density_time, "density_time"}});
+  param_enum(v, {"chaining", "", "chaining of dependent instructions"}, chaining, chaining_policies);
+  param_enum(v, {"masking", "", "masked execution"}, masking, mask_policies);
   param(v, {"shared_ports", "", "memory ports for loads and stores"}, shared_ports, 0, 16);
   param(v, {"load_ports", "", "load-only memory ports"}, load_ports, 0, 16);
   param(v, {"store_ports", "", "store-only memory ports"}, store_ports, 0, 16);

@@ -31,7 +31,7 @@ class simt_workload final : public workload {
     return parse_image(e, path, sd_, 4, init, [](const std::string&, std::uint64_t&) { return false; }, {});
   }
   // {"global": ADDR, "element_bytes": 2, "dims": [d0, ..], "strides": [s1, ..] (bytes, one per
-  //  dimension after the first), "box": [b0, ..], "swizzle": "none" | "32B" | "64B" | "128B"}
+  //  dimension after the first), "box": [b0, ..], "swizzle": a name in swizzle_modes}
   tensor_descriptor tensor_map(const json& e, const std::string& path) const {
     static const std::vector<std::string> keys = {"global", "element_bytes", "dims", "strides", "box", "swizzle"};
     if (!e.is_object()) fail(path, "a tensor descriptor object", json_kind(e));
@@ -67,11 +67,9 @@ class simt_workload final : public workload {
     }
     if (e.contains("swizzle")) {
       const std::string sw = e["swizzle"].is_string() ? e["swizzle"].get<std::string>() : "";
-      if (sw == "none") d.swizzle = swizzle_mode::none;
-      else if (sw == "32B") d.swizzle = swizzle_mode::b32;
-      else if (sw == "64B") d.swizzle = swizzle_mode::b64;
-      else if (sw == "128B") d.swizzle = swizzle_mode::b128;
-      else fail(path + ".swizzle", "\"none\", \"32B\", \"64B\" or \"128B\"", json_kind(e["swizzle"]));
+      const auto* c = choice_named(swizzle_modes, sw);
+      if (!c) fail(path + ".swizzle", choice_names(swizzle_modes, "\""), json_kind(e["swizzle"]));
+      d.swizzle = c->value;
     }
     if (const std::string why = d.validate(); !why.empty()) fail(path, "a valid tensor descriptor", why);
     if (d.global_base + d.dims[d.rank - 1] * (d.rank > 1 ? d.strides[d.rank - 1] : d.elem_bytes) > mem_->parameters().size_bytes)

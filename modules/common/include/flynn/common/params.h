@@ -3,8 +3,10 @@
 // config.resolved.json and the module docs. Modules never read JSON themselves.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <utility>
@@ -97,6 +99,93 @@ void param_enum(param_visitor& v, const param_meta& m, E& x,
   v.choice(m, s, choices);
   for (const auto& [e, n] : names)
     if (n == s) x = e;
+}
+
+// One entry of a policy table: the enum value, the name scenarios spell it with, one line
+// on what it does, and for policies that are classes, the factory that builds one. Each
+// policy family keeps one such table next to its implementations; the parameter's accepted
+// names, `flynn list`, docs/reference.md and any other parser of the names read it.
+template <class E, class Factory = std::nullptr_t>
+struct named_choice {
+  E value;
+  const char* name;
+  const char* description;  // one line, shown after the name in parentheses
+  Factory make = nullptr;
+};
+
+// A policy table defined in one source file and read elsewhere through its header.
+template <class Entry>
+class choice_table {
+ public:
+  template <std::size_t N>
+  constexpr choice_table(const Entry (&entries)[N]) : begin_(entries), end_(entries + N) {}
+  constexpr const Entry* begin() const { return begin_; }
+  constexpr const Entry* end() const { return end_; }
+
+ private:
+  const Entry* begin_;
+  const Entry* end_;
+};
+
+// "a, b or c".
+inline std::string join_choices(const std::vector<std::string>& items) {
+  std::string r;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    r += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return r;
+}
+
+// The names of a table, "a, b or c" (with quote "\"": "\"a\", \"b\" or \"c\"").
+template <class Table>
+std::string choice_names(const Table& table, const std::string& quote = "") {
+  std::vector<std::string> items;
+  for (const auto& c : table) items.push_back(quote + c.name + quote);
+  return join_choices(items);
+}
+
+// The names of a table with their descriptions: "a (what a does), b (..) or c (..)".
+template <class Table>
+std::string describe_choices(const Table& table) {
+  std::vector<std::string> items;
+  for (const auto& c : table) {
+    std::string item = c.name;
+    if (*c.description) item += std::string(" (") + c.description + ")";
+    items.push_back(item);
+  }
+  return join_choices(items);
+}
+
+// The entry spelled `name`, or nullptr.
+template <class Table>
+auto choice_named(const Table& table, const std::string& name) -> decltype(&*std::begin(table)) {
+  for (const auto& c : table)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+// The entry of `value`, or nullptr.
+template <class Table, class E>
+auto choice_for(const Table& table, E value) -> decltype(&*std::begin(table)) {
+  for (const auto& c : table)
+    if (c.value == value) return &c;
+  return nullptr;
+}
+
+// An enum parameter whose choices are a policy table. m.description names what is chosen
+// ("warp scheduler"); the parameter's description is that followed by the table's names and
+// descriptions ("warp scheduler: lrr (loose round-robin), gto (..) or two_level (..)").
+template <class E, class Table>
+auto param_enum(param_visitor& v, const param_meta& m, E& x, const Table& table)
+    -> decltype(void(std::begin(table)->name), void(x = std::begin(table)->value)) {
+  std::string s;
+  std::vector<std::string> names;
+  for (const auto& c : table) {
+    names.push_back(c.name);
+    if (c.value == x) s = c.name;
+  }
+  const std::string description = std::string(m.description) + ": " + describe_choices(table);
+  v.choice({m.name, m.unit, description.c_str()}, s, names);
+  if (const auto* c = choice_named(table, s)) x = c->value;
 }
 
 }  // namespace flynn

@@ -1,10 +1,12 @@
 // Bank mapping policies: which bank serves a given word. One small class per policy,
-// chosen by name.
+// chosen by name through the bank_mappings table.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "flynn/common/params.h"
 
 namespace flynn {
 
@@ -54,6 +56,15 @@ class xor_hashed_mapping final : public bank_mapping {
   std::uint64_t mask_;
 };
 
+// The bank_mapping_kind values with their names (banked_memory's `mapping` parameter),
+// descriptions and factories, in bank_mapping.cpp. A new mapping is a class above, its
+// bank_mapping_kind value and one line in the table.
+using bank_mapping_choice =
+    named_choice<bank_mapping_kind,
+                 std::unique_ptr<bank_mapping> (*)(unsigned banks, unsigned block_words)>;
+extern const choice_table<bank_mapping_choice> bank_mappings;
+
+// The mapping of `kind`, built by its table entry.
 std::unique_ptr<bank_mapping> make_bank_mapping(bank_mapping_kind kind, unsigned banks,
                                                 unsigned block_words);
 

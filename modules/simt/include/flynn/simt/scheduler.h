@@ -1,10 +1,13 @@
-// Warp scheduler policies: an interface and one small class per policy, chosen by name.
+// Warp scheduler policies: an interface and one small class per policy, chosen by name
+// through the warp_policies table.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <vector>
+
+#include "flynn/common/params.h"
 
 namespace flynn {
 
@@ -62,6 +65,14 @@ class two_level_scheduler final : public warp_scheduler {
   void refill(const std::vector<warp_view>& slots);
 };
 
+// The warp_policy values with their names (simt_core's `scheduler` parameter), descriptions
+// and factories (given simt_core's active_warps), in scheduler.cpp. A new policy is a class
+// above, its warp_policy value and one line in the table.
+using warp_policy_choice =
+    named_choice<warp_policy, std::unique_ptr<warp_scheduler> (*)(unsigned active)>;
+extern const choice_table<warp_policy_choice> warp_policies;
+
+// The scheduler of policy p, built by its table entry.
 std::unique_ptr<warp_scheduler> make_scheduler(warp_policy p, unsigned active);
 
 }  // namespace flynn

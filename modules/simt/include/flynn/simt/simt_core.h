@@ -46,6 +46,12 @@ using simt_launch = simt::launch;
 // formation (threads of other warps at the same PC join an issue when their lanes are free).
 enum class divergence_policy { stack, dwf };
 
+// The divergence_policy values with their names (the `divergence` parameter) and descriptions.
+inline constexpr named_choice<divergence_policy> divergence_policies[] = {
+    {divergence_policy::stack, "stack", "reconvergence stacks"},
+    {divergence_policy::dwf, "dwf", "plus dynamic warp formation"},
+};
+
 struct simt_core_params {
   unsigned warp_size = 32;
   unsigned lanes = 8;

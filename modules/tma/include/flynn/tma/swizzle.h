@@ -7,9 +7,20 @@
 #include <cstdint>
 #include <string>
 
+#include "flynn/common/params.h"
+
 namespace flynn {
 
 enum class swizzle_mode { none, b32, b64, b128 };
+
+// The swizzle_mode values with the names scenarios spell them with (the traffic generator's
+// `swizzle` parameter, a SIMT workload's tensor maps) and descriptions.
+inline constexpr named_choice<swizzle_mode> swizzle_modes[] = {
+    {swizzle_mode::none, "none", "unswizzled"},
+    {swizzle_mode::b32, "32B", "chunk XOR row mod 2"},
+    {swizzle_mode::b64, "64B", "chunk XOR row mod 4"},
+    {swizzle_mode::b128, "128B", "chunk XOR row mod 8"},
+};
 
 // Byte offset of `offset` (an offset into a tile of 128-byte rows, tile base aligned to
 // 1024 bytes) in the swizzled layout: bits [4, 4+k) ^= bits [7, 7+k), k = 1, 2, 3.
@@ -25,6 +36,7 @@ inline unsigned swizzle_span(swizzle_mode m) {
   return m == swizzle_mode::b32 ? 32 : m == swizzle_mode::b64 ? 64 : m == swizzle_mode::b128 ? 128 : 0;
 }
 
+// The mode's name in swizzle_modes.
 const char* to_string(swizzle_mode m);
 
 }  // namespace flynn

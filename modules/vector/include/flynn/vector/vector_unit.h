@@ -28,6 +28,19 @@ namespace flynn {
 enum class chaining_policy { none, flexible, cray1 };
 enum class mask_policy { simple, density_time };
 
+// The policies' values with their names (the `chaining` and `masking` parameters) and
+// descriptions.
+inline constexpr named_choice<chaining_policy> chaining_policies[] = {
+    {chaining_policy::none, "none", "a consumer waits for the whole source vector"},
+    {chaining_policy::flexible, "flexible", "element-wise forwarding"},
+    {chaining_policy::cray1, "cray1",
+     "chain slot: chains only if issued by the first source element's arrival"},
+};
+inline constexpr named_choice<mask_policy> mask_policies[] = {
+    {mask_policy::simple, "simple", "all elements, write-back suppressed"},
+    {mask_policy::density_time, "density_time", "only elements with their mask bit set take slots"},
+};
+
 struct vector_unit_params {
   unsigned max_vl = 64;
   unsigned lanes = 1;
