@@ -1,5 +1,6 @@
 #include "flynn/vector/vector_unit.h"
 
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 
 #include <algorithm>
