@@ -167,6 +167,8 @@ std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint6
   return {};
 }
 
+// The worker runs each MMA at the cycles it models and never goes back: a request for a
+// cycle that has passed is made now (the port it goes to was busy until now in any case).
 void gmma_unit::worker() {
   for (;;) {
     while (ready_.empty()) wait(work_ev_);
@@ -177,18 +179,6 @@ void gmma_unit::worker() {
     ready_.pop_front();
     progress_ev_.notify(sc_core::SC_ZERO_TIME);  // completions became known
   }
-}
-
-// The worker reaches cycle `at` (it never goes back: a request for an earlier cycle is
-// made now, and the port it goes to was busy until now in any case).
-sc_core::sc_time gmma_unit::ahead(std::uint64_t at) const {
-  const sc_core::sc_time when = to_time(at);
-  return when > sc_core::sc_time_stamp() ? when - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
-}
-
-void gmma_unit::reach(std::uint64_t at) {
-  const sc_core::sc_time when = to_time(at);
-  if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
 }
 
 std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
@@ -208,7 +198,7 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
   gp.set_extension(&ext);
   wavefront_extension served;  // the memory says how many wavefronts the read took
   gp.set_extension(&served);
-  reach(at);  // the read samples shared memory at its own cycle
+  wait_until(at);  // the read samples shared memory at its own cycle
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tracked_b_transport(smem, gp, delay);
   gp.clear_extension(&ext);
@@ -239,7 +229,7 @@ std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r,
   gp.set_streaming_width(static_cast<unsigned>(data.size()));
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&x);
-  sc_core::sc_time delay = ahead(at);
+  sc_core::sc_time delay = delay_until(at);
   tracked_b_transport(*rf[w], gp, delay);
   gp.clear_extension(&x);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
@@ -366,7 +356,7 @@ std::string gmma_unit::run(gathering& g) {
       gp.set_extension(&x);
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(to_time(ready), q);
-      sc_core::sc_time delay = ahead(ready);
+      sc_core::sc_time delay = delay_until(ready);
       tracked_b_transport(*tc[w], gp, delay);
       gp.clear_extension(&x);
       ++tc_blocks_;

@@ -271,7 +271,7 @@ void mma_engine::run() {
   fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;
   tc_busy_ += *std::max_element(busy.begin(), busy.end());
   total_ = end;
-  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
+  wait_until(end);
   done_ = true;
 }
 

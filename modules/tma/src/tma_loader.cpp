@@ -153,8 +153,7 @@ void tma_loader::writer() {
   for (;;) {
     while (landing_.empty()) wait(landing_ev_);
     landing_row& lr = landing_.front();
-    const sc_core::sc_time when = to_time(lr.at);
-    if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
+    wait_until(lr.at);
     const std::uint64_t at = std::max(lr.at, to_cycles_ceil(sc_core::sc_time_stamp()));
     const auto row = static_cast<unsigned>(lr.data.size());
     std::uint64_t done = at;

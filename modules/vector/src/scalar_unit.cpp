@@ -4,7 +4,6 @@
 #include "flynn/common/format.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 namespace flynn {
@@ -147,7 +146,7 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   }
   // The access is made at its cycle: the memory grants it with every other initiator's in
   // time order, and a load reads the memory as it is then.
-  if (to_time(t) > sc_core::sc_time_stamp()) wait(to_time(t) - sc_core::sc_time_stamp());
+  wait_until(t);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tracked_b_transport(mem, gp, delay);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
@@ -160,16 +159,8 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   return to_cycles_ceil(sc_core::sc_time_stamp() + delay);
 }
 
-namespace {
-std::uint64_t convert(std::uint64_t c, const sc_core::sc_time& from, const sc_core::sc_time& to) {
-  if (from == to) return c;
-  const long double t = static_cast<long double>(c) * from.value();
-  return static_cast<std::uint64_t>(std::ceil(t / to.value() - 1e-9L));
-}
-}  // namespace
-
-std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return convert(c, clock_period(), vpu->clock()); }
-std::uint64_t scalar_unit::from_vpu(std::uint64_t c) const { return convert(c, vpu->clock(), clock_period()); }
+std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return to_cycles_ceil(to_time(c), vpu->clock()); }
+std::uint64_t scalar_unit::from_vpu(std::uint64_t c) const { return to_cycles_ceil(to_time(c, vpu->clock())); }
 
 void scalar_unit::stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what) {
   if (fault_.empty())
@@ -271,8 +262,7 @@ void scalar_unit::run() {
     if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   if (!fault_.empty()) {
-    const sc_core::sc_time at = to_time(issue_slot_);
-    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+    wait_until(issue_slot_);
     fault(fault_);
     return;
   }
@@ -284,7 +274,7 @@ void scalar_unit::run() {
     return;
   }
   const std::uint64_t end = std::max(scalar_done_, from_vpu(drained.issued));
-  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
+  wait_until(end);
   done_ = true;
 }
 

@@ -31,17 +31,41 @@ class module : public sc_core::sc_module {
   stats_group& stats() { return stats_; }
   const stats_group& stats() const { return stats_; }
   const sc_core::sc_time& clock_period() const { return clock_; }
-  std::uint64_t to_cycles(const sc_core::sc_time& t) const {
-    return static_cast<std::uint64_t>(t / clock_);
-  }
+
+  // Simulated time and cycles of this module's clock, computed on sc_time values (whole
+  // units of the kernel's time resolution) in integer arithmetic: exact at any run length.
+  // A time beyond the kernel's range is sc_max_time().
+  //
+  // The cycle t falls in (the cycles completed by t).
+  std::uint64_t to_cycles(const sc_core::sc_time& t) const { return to_cycles(t, clock_); }
   // The first clock edge at or after t (responses from a differently clocked target are
   // seen at the next edge of this module's clock).
-  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
-    const std::uint64_t c = clock_.value();
-    return (t.value() + c - 1) / c;
-  }
+  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const { return to_cycles_ceil(t, clock_); }
   // The simulated time of n cycles of this module's clock (a duration, or the time of cycle n).
-  sc_core::sc_time to_time(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
+  sc_core::sc_time to_time(std::uint64_t n) const { return to_time(n, clock_); }
+  // The delay annotation that places a call at cycle n: zero when cycle n has come.
+  sc_core::sc_time delay_until(std::uint64_t n) const {
+    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    return when > now ? when - now : sc_core::SC_ZERO_TIME;
+  }
+  // Waits (from a thread) until cycle n when it is still ahead; never goes back.
+  void wait_until(std::uint64_t n) {
+    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    if (when > now) wait(when - now);
+  }
+  // The same for a clock of period `period` (a linked module's, the platform's).
+  static std::uint64_t to_cycles(const sc_core::sc_time& t, const sc_core::sc_time& period) {
+    return t.value() / period.value();
+  }
+  static std::uint64_t to_cycles_ceil(const sc_core::sc_time& t, const sc_core::sc_time& period) {
+    const std::uint64_t c = period.value();
+    return t.value() / c + (t.value() % c != 0);
+  }
+  static sc_core::sc_time to_time(std::uint64_t n, const sc_core::sc_time& period) {
+    sc_core::sc_time::value_type v = 0;
+    if (__builtin_mul_overflow(n, period.value(), &v)) return sc_core::sc_max_time();
+    return sc_core::sc_time::from_value(v);
+  }
 
   // Connects the module's trace signals to a sink (call before simulation starts).
   virtual void attach_trace(trace_sink& sink) { (void)sink; }

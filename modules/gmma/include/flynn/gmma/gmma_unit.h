@@ -66,8 +66,6 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   };
   std::string check_operands(const wgmma_request& r) const;
   void worker();                               // runs started groups in order
-  void reach(std::uint64_t at);                // waits until cycle `at` (if ahead)
-  sc_core::sc_time ahead(std::uint64_t at) const;  // delay annotation for cycle `at` (0 if past)
   std::string run(gathering& g);
   std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
                         std::vector<unsigned char>& data, std::uint64_t& done);
