@@ -30,7 +30,7 @@ std::vector<param_issue> gmma_unit_params::check() const {
 }
 
 gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), smem("smem"), link("gmma"), p_(p) {
+    : lt_initiator(name, p.clock_ns), smem("smem"), link("gmma"), p_(p) {
   throw_if_invalid("gmma_unit", p_.check());
   smem.bind(*this);
   for (unsigned w = 0; w < p_.warps; ++w) {

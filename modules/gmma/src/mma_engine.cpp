@@ -61,7 +61,7 @@ std::vector<param_issue> mma_engine_params::check() const {
 }
 
 mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), smem("smem"), p_(p) {
+    : lt_initiator(name, p.clock_ns), smem("smem"), p_(p) {
   throw_if_invalid("mma_engine", p_.check());
   smem.bind(*this);
   SC_HAS_PROCESS(mma_engine);

@@ -27,7 +27,7 @@ void scalar_unit_params::visit(param_visitor& v) {
 }
 
 scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
+    : lt_initiator(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
   mem.bind(*this);
   SC_HAS_PROCESS(scalar_unit);
   SC_THREAD(run);

@@ -19,7 +19,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/common/module.h"
+#include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
 #include "flynn/tensor/numeric.h"
 
@@ -47,7 +47,7 @@ struct mma_engine_params {
   std::vector<param_issue> check() const;
 };
 
-class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
+class mma_engine : public lt_initiator {
  public:
   using params = mma_engine_params;
   tlm::tlm_initiator_socket<32> smem;
@@ -63,10 +63,6 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
  private:
   void run();
   std::uint64_t fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   std::vector<std::uint16_t> a_, b_;  // row-major A (M x K), B (K x N)
