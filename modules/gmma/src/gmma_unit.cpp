@@ -6,7 +6,6 @@
 #include "flynn/common/format.h"
 #include "flynn/regfile/register_file.h"
 #include "flynn/tensor/tensor_core.h"
-#include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/wavefront_extension.h"
 
 namespace flynn {
@@ -183,34 +182,17 @@ void gmma_unit::worker() {
 
 std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                                    std::uint64_t& landed) {
-  tlm::tlm_generic_payload gp;
-  lanes_extension ext;
-  ext.lanes = static_cast<unsigned>(addrs.size());
-  ext.lane_bytes = 16;
-  ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
-  for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = addrs[l];
-  gp.set_command(tlm::TLM_READ_COMMAND);
-  gp.set_address(addrs.front());
-  gp.set_data_ptr(out);
-  gp.set_data_length(ext.lanes * 16);
-  gp.set_streaming_width(ext.lanes * 16);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  gp.set_extension(&ext);
   wavefront_extension served;  // the memory says how many wavefronts the read took
-  gp.set_extension(&served);
   wait_until(at);  // the read samples shared memory at its own cycle
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  tracked_b_transport(smem, gp, delay);
-  gp.clear_extension(&ext);
-  gp.clear_extension(&served);
+  const transport_result r =
+      transport_lanes(smem, tlm::TLM_READ_COMMAND, addrs, out, static_cast<unsigned>(addrs.size()) * 16, at, &served);
   ++smem_requests_;
   smem_wavefronts_ += served.wavefronts;
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-    return "shared read at " + hex(addrs.front()) + ": " + gp.get_response_string();
-  if (!ext.acknowledged)
+  if (!r.ok()) return "shared read at " + hex(addrs.front()) + ": " + r.response_string();
+  if (r.lanes_ignored)
     return "shared read at " + hex(addrs.front()) + ": the target ignored the lanes extension (operand reads need a "
            "lanes-aware shared memory such as banked_memory)";
-  landed = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  landed = r.done;
   return {};
 }
 
@@ -222,19 +204,10 @@ std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r,
   x.lanes = r.lanes;
   x.registers = std::move(regs);
   data.resize(x.registers.size() * 128);
-  tlm::tlm_generic_payload gp;
-  gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  gp.set_data_ptr(data.data());
-  gp.set_data_length(static_cast<unsigned>(data.size()));
-  gp.set_streaming_width(static_cast<unsigned>(data.size()));
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  gp.set_extension(&x);
-  sc_core::sc_time delay = delay_until(at);
-  tracked_b_transport(*rf[w], gp, delay);
-  gp.clear_extension(&x);
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-    return "register file " + std::to_string(w) + ": " + gp.get_response_string();
-  done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  const transport_result res = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0,
+                                         data.data(), static_cast<unsigned>(data.size()), at, &x);
+  if (!res.ok()) return "register file " + std::to_string(w) + ": " + res.response_string();
+  done = res.done;
   return {};
 }
 
@@ -349,19 +322,11 @@ std::string gmma_unit::run(gathering& g) {
       x.a = a[w].data();
       x.b = b[q].data();
       x.d = tile.data();
-      tlm::tlm_generic_payload gp;
-      gp.set_command(tlm::TLM_IGNORE_COMMAND);
-      gp.set_data_length(0);
-      gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      gp.set_extension(&x);
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(to_time(ready), q);
-      sc_core::sc_time delay = delay_until(ready);
-      tracked_b_transport(*tc[w], gp, delay);
-      gp.clear_extension(&x);
+      const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
       ++tc_blocks_;
-      if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-        return "tensor core " + std::to_string(w) + ": " + gp.get_response_string();
+      if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
       // D back into the accumulators through the register file's result queue.
       data.assign(regs.size() * 128, 0);
       for (unsigned l = 0; l < 32; ++l)
@@ -371,7 +336,7 @@ std::string gmma_unit::run(gathering& g) {
           std::memcpy(&data[128 * k + 4 * l], &tile[std::size_t(row) * cols + (col - q * cg)], 4);
         }
       std::uint64_t written = 0;
-      if (auto e = registers(w, true, r, regs, to_cycles_ceil(sc_core::sc_time_stamp() + delay), data, written); !e.empty())
+      if (auto e = registers(w, true, r, regs, math.done, data, written); !e.empty())
         return "wgmma D: " + e;
       part_done[w] = std::max(part_done[w], written);
       for (unsigned reg : regs) written_at[reg] = written;

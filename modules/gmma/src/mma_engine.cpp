@@ -110,25 +110,14 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
 std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out) {
   std::uint64_t landed = t;
   for (unsigned off = 0; off < bytes; off += 128, ++t) {
-    tlm::tlm_generic_payload gp;
     wavefront_extension served;
-    gp.set_extension(&served);
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr + off);
-    gp.set_data_ptr(out + off);
-    gp.set_data_length(128);
-    gp.set_streaming_width(128);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = to_time(t) - sc_core::sc_time_stamp();
-    tracked_b_transport(smem, gp, delay);
-    gp.clear_extension(&served);
-    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-      fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
+    const transport_result r = transport(smem, tlm::TLM_READ_COMMAND, addr + off, out + off, 128, t, &served);
+    if (!r.ok()) fault("shared read at " + hex(addr + off) + ": " + r.response_string());
     ++smem_requests_;
     smem_wavefronts_ += std::max(1u, served.wavefronts);
     requests_sig_.set(to_time(t), 1);
     requests_sig_.set(to_time(t + 1), 0);
-    landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+    landed = std::max(landed, r.done);
   }
   return landed;
 }

@@ -131,13 +131,6 @@ std::uint64_t scalar_unit::exec_alu(const vec::instr& in, std::uint64_t t) {
 std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bool& ok) {
   const std::uint64_t addr = (in.ra == vec::no_reg ? 0 : r_[in.ra]) + static_cast<std::uint64_t>(in.post_inc ? 0 : in.imm);
   std::uint64_t data = in.code == op::st ? r_[in.rb] : 0;
-  tlm::tlm_generic_payload gp;
-  gp.set_command(in.code == op::st ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  gp.set_address(addr);
-  gp.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-  gp.set_data_length(8);
-  gp.set_streaming_width(8);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   ok = true;
   if (addr % 8 != 0) {
     stop_with_fault(in, pc_now_, "misaligned address " + hex(addr));
@@ -147,16 +140,16 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   // The access is made at its cycle: the memory grants it with every other initiator's in
   // time order, and a load reads the memory as it is then.
   wait_until(t);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  tracked_b_transport(mem, gp, delay);
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + gp.get_response_string());
+  const transport_result r = transport(mem, in.code == op::st ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr,
+                                       reinterpret_cast<unsigned char*>(&data), sizeof data, t);
+  if (!r.ok()) {
+    stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + r.response_string());
     ok = false;
     return t;
   }
   if (in.code == op::ld) r_[in.rd] = data;
   if (in.post_inc) r_[in.ra] += 8;
-  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  return r.done;
 }
 
 std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return to_cycles_ceil(to_time(c), vpu->clock()); }

@@ -12,6 +12,7 @@
 
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
+#include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
 
@@ -23,6 +24,17 @@ struct param_issue {
 // Throws std::invalid_argument listing the issues (for C++ users); the platform checks the
 // same list first to produce precise scenario errors.
 void throw_if_invalid(const std::string& type, const std::vector<param_issue>& issues);
+
+// What a blocking access (module::transport) came back with.
+struct transport_result {
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  std::uint64_t done = 0;      // the cycle the response is seen at (the initiator's clock, rounded up)
+  bool lanes_ignored = false;  // sent with per-lane addresses, answered by a target that moved
+                               // contiguous bytes instead (it did not acknowledge the lanes)
+  bool ok() const { return status == tlm::TLM_OK_RESPONSE; }
+  // The status as TLM names it ("TLM_ADDRESS_ERROR_RESPONSE"), for fault reports.
+  std::string response_string() const;
+};
 
 class module : public sc_core::sc_module {
  public:
@@ -112,6 +124,50 @@ class module : public sc_core::sc_module {
     close_transport(id);
   }
 
+  // A blocking access through `socket` for cycle `at` (the delay annotation delay_until(at):
+  // a cycle that has come is now): `command` on `length` bytes at `address`, moved from or
+  // into `data`, tracked as tracked_b_transport is. `extensions` ride along for the call
+  // and stay the caller's. TLM_IGNORE_COMMAND with no data carries a request made by an
+  // extension alone.
+  template <class Socket, class... Extensions>
+  transport_result transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
+                             unsigned length, std::uint64_t at, Extensions*... extensions) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(command);
+    gp.set_address(address);
+    gp.set_data_ptr(data);
+    gp.set_data_length(length);
+    gp.set_streaming_width(length);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    ((void)gp.set_extension(extensions), ...);
+    sc_core::sc_time delay = delay_until(at);
+    tracked_b_transport(socket, gp, delay);
+    ((void)gp.clear_extension(extensions), ...);
+    transport_result r;
+    r.status = gp.get_response_status();
+    r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    return r;
+  }
+  // The same with an address per lane (a lanes_extension, every lane active): the `length`
+  // bytes are split evenly over the lanes, lane i's at lane_addresses[i], and the payload's
+  // address is lane 0's. More lanes than a lanes_extension holds (or none) is a generic
+  // error, answered at `at` without a call.
+  template <class Socket, class... Extensions>
+  transport_result transport_lanes(Socket& socket, tlm::tlm_command command,
+                                   const std::vector<std::uint64_t>& lane_addresses, unsigned char* data,
+                                   unsigned length, std::uint64_t at, Extensions*... extensions) {
+    lanes_extension lanes;
+    if (!fill_lanes(lanes, lane_addresses, length)) {
+      transport_result r;
+      r.status = tlm::TLM_GENERIC_ERROR_RESPONSE;
+      r.done = at;
+      return r;
+    }
+    transport_result r = transport(socket, command, lane_addresses.front(), data, length, at, &lanes, extensions...);
+    r.lanes_ignored = r.ok() && !lanes.acknowledged;
+    return r;
+  }
+
   stats_group stats_;
 
  private:
@@ -124,6 +180,7 @@ class module : public sc_core::sc_module {
     std::uint64_t cycle;
   };
   std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  static bool fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length);
   void close_transport(std::size_t id);
   std::vector<open_transport_entry> open_transports_;
   std::size_t next_transport_id_ = 0;
