@@ -21,9 +21,15 @@
 
 #include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
+#include "flynn/regfile/warp_register.h"
 #include "flynn/tensor/numeric.h"
 
 namespace flynn {
+
+// Bytes of one shared-memory request: a wavefront of the modelled SM's shared memory (32
+// banks x 4 B). A memory with other banks takes more or fewer wavefronts for it and says so
+// (wavefront_extension).
+constexpr unsigned mma_smem_request_bytes = 128;
 
 enum class operand_path { registers, shared };
 
@@ -72,7 +78,6 @@ class mma_engine : public lt_initiator {
   std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
   trace_signal k_block_sig_, requests_sig_;
   std::vector<trace_signal> sp_busy_, sp_group_;
-  static constexpr unsigned register_bytes = 32 * 4;  // one warp register: 32 lanes x 4 B
   stat_counter instructions_, rf_reads_, rf_read_bytes_, rf_write_bytes_, smem_requests_, smem_wavefronts_, fmas_,
       tc_busy_, units_, k_blocks_;
 };
