@@ -11,11 +11,14 @@
 #include <set>
 #include <sstream>
 
+#include "flynn/common/bits.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/simt_asm.h"
 #include "flynn/platform/simt_interp.h"
 
 using namespace flynn::simt;
+using flynn::bits_to_float;
+using flynn::float_to_bits;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
@@ -30,18 +33,6 @@ std::string asm_error(const std::string& src) {
     return e.what();
   }
   return "(no error)";
-}
-
-std::uint32_t fb(float f) {
-  std::uint32_t b = 0;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
-float bf(std::uint32_t b) {
-  float f = 0;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
 }
 
 std::uint32_t word(const std::vector<unsigned char>& m, std::uint64_t addr) {
@@ -162,7 +153,7 @@ TEST_CASE("asm: move and integer instruction fields") {
   CHECK((c[3].sreg == special::tid && c[3].rd == 5 && !c[3].b_imm));
   CHECK((c[4].code == op::mov && c[4].sreg == special::nctaid && c[4].rd == 6));
   CHECK((c[5].b_imm && c[5].imm == 0x3fc00000));
-  CHECK((c[6].b_imm && c[6].imm == fb(-0.25f)));
+  CHECK((c[6].b_imm && c[6].imm == float_to_bits(-0.25f)));
   CHECK((c[7].code == op::ldparam && c[7].rd == 9 && c[7].imm == 3));
   CHECK((c[8].code == op::add && c[8].rd == 10 && c[8].ra == 11 && c[8].rb == 12 && !c[8].b_imm));
   CHECK((c[9].code == op::sub && c[9].rd == 13 && c[9].ra == 14 && c[9].b_imm && c[9].imm == -2147483648LL));
@@ -383,7 +374,7 @@ TEST_CASE("asm errors: immediates") {
   // The extremes are accepted.
   CHECK(as("mov r1, 1e-45\n").code[0].imm == 1);
   CHECK(as("mov r1, 3.4028235e38\n").code[0].imm == 0x7f7fffff);
-  CHECK(as("mov r1, -1E2\n").code[0].imm == fb(-100.0f));
+  CHECK(as("mov r1, -1E2\n").code[0].imm == float_to_bits(-100.0f));
   CHECK(as("mov r1, -2147483648\nmov r1, 4294967295\nmov r1, -0x80000000\n").code.size() == 3);
   CHECK(as("ld.global.32 r1, [r2-2147483648]\nld.global.32 r1, [r2+0xffffffff]\n").code[1].imm == 0xffffffffLL);
 }
@@ -791,27 +782,27 @@ TEST_CASE("interp: binary32 arithmetic and ffma single rounding") {
       "mov r26, 16777216.0\nmov r27, 1.0\nfadd r26, r26, r27\n",  // 2^24 + 1 rounds to 2^24
       27);
   volatile float p1 = 0.1f, p2 = 0.2f;
-  CHECK(x.r[2] == fb(p1 + p2));
+  CHECK(x.r[2] == float_to_bits(p1 + p2));
   CHECK(x.r[2] == 0x3e99999au);
-  CHECK(x.r[3] == fb(p1 - p2));
-  CHECK(x.r[4] == fb(p1 * p2));
+  CHECK(x.r[3] == float_to_bits(p1 - p2));
+  CHECK(x.r[4] == float_to_bits(p1 * p2));
   CHECK(x.r[7] == 0x3eaaaaabu);   // 1/3
   CHECK(x.r[9] == 0x3fb504f3u);   // sqrt(2)
   CHECK(x.r[12] == 0);
   CHECK(x.r[13] == 0x33800000u);  // 2^-24
-  CHECK(x.r[15] == fb(2.0f));
-  CHECK(x.r[16] == fb(2.0f));
-  CHECK(x.r[17] == fb(1.0f));
-  CHECK(x.r[18] == fb(2.0f));
+  CHECK(x.r[15] == float_to_bits(2.0f));
+  CHECK(x.r[16] == float_to_bits(2.0f));
+  CHECK(x.r[17] == float_to_bits(1.0f));
+  CHECK(x.r[18] == float_to_bits(2.0f));
   CHECK(x.r[19] == 0x7f800000u);
-  CHECK(std::isnan(bf(x.r[20])));
+  CHECK(std::isnan(bits_to_float(x.r[20])));
   volatile float t1 = 1e-30f, t2 = 1e-10f;
-  CHECK(x.r[21] == fb(t1 * t2));
+  CHECK(x.r[21] == float_to_bits(t1 * t2));
   CHECK(x.r[21] != 0);
-  CHECK(std::fpclassify(bf(x.r[21])) == FP_SUBNORMAL);
+  CHECK(std::fpclassify(bits_to_float(x.r[21])) == FP_SUBNORMAL);
   CHECK(x.r[23] == 0x80000000u);
   CHECK(x.r[24] == 0);
-  CHECK(x.r[25] == fb(16777216.0f));
+  CHECK(x.r[25] == float_to_bits(16777216.0f));
 }
 
 TEST_CASE("interp: cvt edge cases") {
@@ -836,7 +827,8 @@ TEST_CASE("interp: cvt edge cases") {
       "mov r18, 0x00000001\ncvt.s.f r18, r18\n",  // smallest subnormal -> 0
       18);
   const std::vector<std::uint32_t> want = {
-      fb(16777216.0f), fb(16777220.0f), 0xcf000000u, 0x4f000000u, fb(-1.0f), 2, 0xfffffffeu,
+      float_to_bits(16777216.0f), float_to_bits(16777220.0f), 0xcf000000u, 0x4f000000u, float_to_bits(-1.0f), 2,
+      0xfffffffeu,
       0x7fffffffu, 0x80000000u, 0, 0x7fffffffu, 0x80000000u, 2147483520u, 0x80000000u, 0, 0,
       0x7fffffffu, 0};
   CHECK(x.r == want);

@@ -8,24 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "flynn/common/bits.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tensor/numeric.h"
 #include "flynn/tma/swizzle.h"
 
 using namespace flynn;
-
-namespace {
-std::uint32_t bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return x;
-}
-float from_bits(std::uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-}  // namespace
 
 namespace {
 // Independent fp16 rounding oracle: the nearest of all finite half values, ties to the
@@ -70,9 +58,9 @@ TEST_CASE("fp16 conversions round to nearest even") {
   // compiler has it, against _Float16.
   std::mt19937 rng(7);
   for (int i = 0; i < 500000; ++i) {
-    const float f = from_bits(rng());
+    const float f = bits_to_float(rng());
     if (std::isnan(f)) continue;
-    INFO("f = " << f << " bits " << bits(f));
+    INFO("f = " << f << " bits " << float_to_bits(f));
     REQUIRE(f32_to_f16(f) == nearest_half(f));
 #ifdef __FLT16_MANT_DIG__
     const _Float16 c = static_cast<_Float16>(f);
@@ -92,10 +80,10 @@ TEST_CASE("fp16 conversions round to nearest even") {
 
 TEST_CASE("bf16 conversions keep the high half with round to nearest even") {
   CHECK(f32_to_bf16(1.0f) == 0x3f80);
-  CHECK(f32_to_bf16(from_bits(0x3f808000)) == 0x3f80);  // tie, even stays
-  CHECK(f32_to_bf16(from_bits(0x3f818000)) == 0x3f82);  // tie, odd rounds up
-  CHECK(f32_to_bf16(from_bits(0x3f808001)) == 0x3f81);  // above the tie
-  CHECK(f32_to_bf16(from_bits(0x7f7fffff)) == 0x7f80);  // rounds up to inf
+  CHECK(f32_to_bf16(bits_to_float(0x3f808000)) == 0x3f80);  // tie, even stays
+  CHECK(f32_to_bf16(bits_to_float(0x3f818000)) == 0x3f82);  // tie, odd rounds up
+  CHECK(f32_to_bf16(bits_to_float(0x3f808001)) == 0x3f81);  // above the tie
+  CHECK(f32_to_bf16(bits_to_float(0x7f7fffff)) == 0x7f80);  // rounds up to inf
   CHECK(std::isnan(bf16_to_f32(f32_to_bf16(std::nanf("")))));
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const float f = bf16_to_f32(static_cast<std::uint16_t>(h));

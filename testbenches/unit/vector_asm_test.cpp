@@ -10,11 +10,13 @@
 #include <set>
 #include <sstream>
 
+#include "flynn/common/bits.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/vector_asm.h"
 #include "flynn/platform/vector_interp.h"
 
 using namespace flynn::vec;
+using flynn::double_to_bits;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
@@ -29,12 +31,6 @@ std::string asm_error(const std::string& src) {
     return e.what();
   }
   return "(no error)";
-}
-
-std::uint64_t bits(double d) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
 }
 
 // Memory of `bytes` bytes with the program's data loaded.
@@ -293,7 +289,8 @@ TEST_CASE("asm: data directives and blocks and symbol addresses") {
       "G: .word 9\n");
   REQUIRE(p.data.size() == 2);
   CHECK(p.data[0].address == 0);
-  CHECK(p.data[0].words == std::vector<std::uint64_t>{1, ~std::uint64_t{0}, 16, bits(3.14), bits(-2500.0), 0, 0});
+  CHECK(p.data[0].words ==
+        std::vector<std::uint64_t>{1, ~std::uint64_t{0}, 16, double_to_bits(3.14), double_to_bits(-2500.0), 0, 0});
   CHECK(p.data[1].address == 0x200);
   CHECK(p.data[1].words == std::vector<std::uint64_t>{7, 9});
   const std::vector<std::pair<std::string, std::uint64_t>> want = {
@@ -510,7 +507,7 @@ TEST_CASE("interp: scalar semantics") {
   CHECK(r[11] == std::uint64_t{1} << 63);
   CHECK(r[12] == ~std::uint64_t{3});
   CHECK(r[13] == 11);
-  CHECK(r[0] == bits(3.5));
+  CHECK(r[0] == double_to_bits(3.5));
 }
 
 TEST_CASE("interp: branches and post-increment stores") {
@@ -663,13 +660,14 @@ TEST_CASE("interp: gather and scatter of doubles") {
       "OUT: .word -1, -1, -1, -1, -1, -1, -1, -1, -1\n");
   REQUIRE(x.r.ok);
   const std::uint64_t out = sym(x.p, "OUT"), back = sym(x.p, "BACK");
-  const std::uint64_t want[9] = {bits(3.14), ~0ull, bits(6.5), ~0ull, ~0ull, ~0ull, bits(71.2), bits(2.71), ~0ull};
+  const std::uint64_t want[9] = {double_to_bits(3.14), ~0ull, double_to_bits(6.5), ~0ull, ~0ull, ~0ull,
+                                 double_to_bits(71.2), double_to_bits(2.71), ~0ull};
   for (unsigned i = 0; i < 9; ++i) {
     INFO("word " << i);
     CHECK(word(x.mem, out + 8 * i) == want[i]);
   }
   const double vals[4] = {3.14, 6.5, 71.2, 2.71};
-  for (unsigned i = 0; i < 4; ++i) CHECK(word(x.mem, back + 8 * i) == bits(vals[i]));
+  for (unsigned i = 0; i < 4; ++i) CHECK(word(x.mem, back + 8 * i) == double_to_bits(vals[i]));
 }
 
 TEST_CASE("interp: strip mining 527 elements with the setvl rd ra form") {

@@ -12,6 +12,7 @@
 // (malformed file, reported as FILE:LINE: expected ..., found ...; unreadable stats;
 // command line).
 
+#include "flynn/common/bits.h"
 #include "flynn/tensor/numeric.h"
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -55,18 +55,6 @@ struct SplitMix64 {
     return static_cast<float>(static_cast<double>(v) / 8388608.0);
   }
 };
-
-std::uint32_t bits_of(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return x;
-}
-
-float float_of(std::uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
 
 // Distance in units in the last place: the bit patterns mapped to a monotonic integer line.
 std::uint64_t ulp_distance(std::uint32_t x, std::uint32_t y) {
@@ -272,7 +260,7 @@ class Parser {
              quote(v));
       const auto x = std::strtoull(v.c_str(), nullptr, 16);
       if constexpr (std::is_same_v<T, float>)
-        out.push_back(float_of(static_cast<std::uint32_t>(x)));
+        out.push_back(flynn::bits_to_float(static_cast<std::uint32_t>(x)));
       else
         out.push_back(static_cast<T>(x));
     }
@@ -341,7 +329,7 @@ GemmResult compare(const Gemm& g) {
   for (unsigned i = 0; i < g.m; ++i)
     for (unsigned j = 0; j < g.n; ++j) {
       const std::size_t at = std::size_t(i) * g.n + j;
-      const std::uint32_t hw = bits_of(g.d[at]), mo = bits_of(model[at]);
+      const std::uint32_t hw = flynn::float_to_bits(g.d[at]), mo = flynn::float_to_bits(model[at]);
       ++r.elements;
       const double e_hw = std::fabs(double(g.d[at]) - exact[at]);
       const double e_mo = std::fabs(double(model[at]) - exact[at]);
@@ -365,7 +353,8 @@ GemmResult compare(const Gemm& g) {
   generate_inputs(g.type, g.m, g.n, g.k, g.seed, g.c_seeded, a, b, c);
   for (std::size_t i = 0; i < a.size(); ++i) r.input_diffs += a[i] != g.a[i];
   for (std::size_t i = 0; i < b.size(); ++i) r.input_diffs += b[i] != g.b[i];
-  for (std::size_t i = 0; i < c.size(); ++i) r.input_diffs += bits_of(c[i]) != bits_of(g.c[i]);
+  for (std::size_t i = 0; i < c.size(); ++i)
+    r.input_diffs += flynn::float_to_bits(c[i]) != flynn::float_to_bits(g.c[i]);
   return r;
 }
 
@@ -442,7 +431,8 @@ int report(const std::string& path, const BenchFile& f, const ModelStats* stats,
     for (std::size_t i = 0; i < r.mismatches.size() && i < list; ++i) {
       const Mismatch& mm = r.mismatches[i];
       std::printf("  %s D[%u][%u]: hardware %s (%.9g) model %s (%.9g), %llu ulp\n", g->name.c_str(), mm.row, mm.col,
-                  hex32(mm.hw).c_str(), double(float_of(mm.hw)), hex32(mm.model).c_str(), double(float_of(mm.model)),
+                  hex32(mm.hw).c_str(), double(flynn::bits_to_float(mm.hw)), hex32(mm.model).c_str(),
+                  double(flynn::bits_to_float(mm.model)),
                   static_cast<unsigned long long>(mm.ulps));
     }
     if (r.mismatches.size() > list) std::printf("  ... %zu more\n", r.mismatches.size() - list);
@@ -544,7 +534,7 @@ int synthesize(const std::string& out_path, const Flip* flip) {
     flynn::reference_gemm(s.type, m, n, k, a, b, c, d);
     if (flip && flip->gemm == s.name) {
       const std::size_t at = std::size_t(flip->row) * n + flip->col;
-      d[at] = float_of(bits_of(d[at]) ^ (1u << flip->bit));
+      d[at] = flynn::bits_to_float(flynn::float_to_bits(d[at]) ^ (1u << flip->bit));
     }
     char buf[32];
     std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(s.seed));
@@ -563,7 +553,7 @@ int synthesize(const std::string& out_path, const Flip* flip) {
     auto put32 = [&](char tag, const std::vector<float>& v) {
       for (unsigned i = 0; i < m; ++i) {
         o << tag << " " << i;
-        for (unsigned j = 0; j < n; ++j) o << " " << hex32(bits_of(v[std::size_t(i) * n + j]));
+        for (unsigned j = 0; j < n; ++j) o << " " << hex32(flynn::float_to_bits(v[std::size_t(i) * n + j]));
         o << "\n";
       }
     };

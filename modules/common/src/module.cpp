@@ -13,6 +13,12 @@ void throw_if_invalid(const std::string& type, const std::vector<param_issue>& i
   throw std::invalid_argument(msg);
 }
 
+std::string transport_result::response_string() const {
+  tlm::tlm_generic_payload gp;
+  gp.set_response_status(status);
+  return gp.get_response_string();
+}
+
 module::module(const sc_core::sc_module_name& name, double clock_ns)
     : sc_core::sc_module(name), stats_(std::string(this->name())),
       clock_(sc_core::sc_time(clock_ns, sc_core::SC_NS)) {}
@@ -30,6 +36,15 @@ std::size_t module::open_transport(const char* socket, const tlm::tlm_generic_pa
   open_transports_.push_back({id, socket, gp.get_command(), gp.get_address(), gp.get_data_length(),
                               to_cycles(sc_core::sc_time_stamp() + delay)});
   return id;
+}
+
+bool module::fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length) {
+  if (addresses.empty() || addresses.size() > lanes_extension::max_lanes) return false;
+  lanes.lanes = static_cast<unsigned>(addresses.size());
+  lanes.lane_bytes = length / lanes.lanes;
+  lanes.active_mask = lanes.lanes == 32 ? 0xffffffffu : ((1u << lanes.lanes) - 1);
+  for (unsigned l = 0; l < lanes.lanes; ++l) lanes.address[l] = addresses[l];
+  return true;
 }
 
 void module::close_transport(std::size_t id) {

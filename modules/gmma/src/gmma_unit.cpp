@@ -6,7 +6,6 @@
 #include "flynn/common/format.h"
 #include "flynn/regfile/register_file.h"
 #include "flynn/tensor/tensor_core.h"
-#include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/wavefront_extension.h"
 
 namespace flynn {
@@ -30,7 +29,7 @@ std::vector<param_issue> gmma_unit_params::check() const {
 }
 
 gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), smem("smem"), link("gmma"), p_(p) {
+    : lt_initiator(name, p.clock_ns), smem("smem"), link("gmma"), p_(p) {
   throw_if_invalid("gmma_unit", p_.check());
   smem.bind(*this);
   for (unsigned w = 0; w < p_.warps; ++w) {
@@ -107,9 +106,9 @@ std::string gmma_unit::check_operands(const wgmma_request& r) const {
     if (e.empty()) e = d.validate();
     if (e.empty())
       for (unsigned row = 0; row < rows && e.empty(); ++row)
-        for (unsigned k = 0; k < 16; k += 8) {
+        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements) {
           const std::uint64_t a = wgmma_operand_address(d, row, k);
-          if (a + 16 > r.smem_bytes) {
+          if (a + wgmma_chunk_bytes > r.smem_bytes) {
             e = "row " + std::to_string(row) + " lies at shared address " + hex(a) + ", outside the block's " +
                 std::to_string(r.smem_bytes) + " bytes";
             break;
@@ -118,7 +117,7 @@ std::string gmma_unit::check_operands(const wgmma_request& r) const {
     return e.empty() ? e : std::string(which) + " descriptor " + hex(bits) + ": " + e;
   };
   if (!r.a_in_registers)
-    if (auto e = check("A", r.a_desc, 64); !e.empty()) return e;
+    if (auto e = check("A", r.a_desc, wgmma_m); !e.empty()) return e;
   return check("B", r.b_desc, r.n);
 }
 
@@ -167,6 +166,8 @@ std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint6
   return {};
 }
 
+// The worker runs each MMA at the cycles it models and never goes back: a request for a
+// cycle that has passed is made now (the port it goes to was busy until now in any case).
 void gmma_unit::worker() {
   for (;;) {
     while (ready_.empty()) wait(work_ev_);
@@ -179,72 +180,34 @@ void gmma_unit::worker() {
   }
 }
 
-// The worker reaches cycle `at` (it never goes back: a request for an earlier cycle is
-// made now, and the port it goes to was busy until now in any case).
-sc_core::sc_time gmma_unit::ahead(std::uint64_t at) const {
-  const sc_core::sc_time when = to_time(at);
-  return when > sc_core::sc_time_stamp() ? when - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
-}
-
-void gmma_unit::reach(std::uint64_t at) {
-  const sc_core::sc_time when = to_time(at);
-  if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
-}
-
 std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                                    std::uint64_t& landed) {
-  tlm::tlm_generic_payload gp;
-  lanes_extension ext;
-  ext.lanes = static_cast<unsigned>(addrs.size());
-  ext.lane_bytes = 16;
-  ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
-  for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = addrs[l];
-  gp.set_command(tlm::TLM_READ_COMMAND);
-  gp.set_address(addrs.front());
-  gp.set_data_ptr(out);
-  gp.set_data_length(ext.lanes * 16);
-  gp.set_streaming_width(ext.lanes * 16);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  gp.set_extension(&ext);
   wavefront_extension served;  // the memory says how many wavefronts the read took
-  gp.set_extension(&served);
-  reach(at);  // the read samples shared memory at its own cycle
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  tracked_b_transport(smem, gp, delay);
-  gp.clear_extension(&ext);
-  gp.clear_extension(&served);
+  wait_until(at);  // the read samples shared memory at its own cycle
+  const transport_result r = transport_lanes(smem, tlm::TLM_READ_COMMAND, addrs, out,
+                                             static_cast<unsigned>(addrs.size()) * wgmma_chunk_bytes, at, &served);
   ++smem_requests_;
   smem_wavefronts_ += served.wavefronts;
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-    return "shared read at " + hex(addrs.front()) + ": " + gp.get_response_string();
-  if (!ext.acknowledged)
+  if (!r.ok()) return "shared read at " + hex(addrs.front()) + ": " + r.response_string();
+  if (r.lanes_ignored)
     return "shared read at " + hex(addrs.front()) + ": the target ignored the lanes extension (operand reads need a "
            "lanes-aware shared memory such as banked_memory)";
-  landed = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  landed = r.done;
   return {};
 }
 
 // Reads or writes warp registers `regs` of warp part `r` through sub-partition w's register
-// file; `data` is register-major (128 bytes per register).
+// file; `data` is register-major (warp_register_bytes per register).
 std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs,
                                  std::uint64_t at, std::vector<unsigned char>& data, std::uint64_t& done) {
   register_access_extension x;
   x.lanes = r.lanes;
   x.registers = std::move(regs);
-  data.resize(x.registers.size() * 128);
-  tlm::tlm_generic_payload gp;
-  gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  gp.set_data_ptr(data.data());
-  gp.set_data_length(static_cast<unsigned>(data.size()));
-  gp.set_streaming_width(static_cast<unsigned>(data.size()));
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  gp.set_extension(&x);
-  sc_core::sc_time delay = ahead(at);
-  tracked_b_transport(*rf[w], gp, delay);
-  gp.clear_extension(&x);
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-    return "register file " + std::to_string(w) + ": " + gp.get_response_string();
-  done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  data.resize(x.registers.size() * warp_register_bytes);
+  const transport_result res = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0,
+                                         data.data(), static_cast<unsigned>(data.size()), at, &x);
+  if (!res.ok()) return "register file " + std::to_string(w) + ": " + res.response_string();
+  done = res.done;
   return {};
 }
 
@@ -255,7 +218,7 @@ std::string gmma_unit::run(gathering& g) {
   const std::uint64_t first = *std::min_element(g.arrived.begin(), g.arrived.end());
   start_wait_ += last - first;
   ++wgmmas_;
-  fmas_ += std::uint64_t(warps) * 16 * n * 16;
+  fmas_ += std::uint64_t(warps) * wgmma_warp_rows * n * wgmma_k;
   const std::uint64_t start = last + p_.start_latency;
   std::uint64_t t = start;  // request issue cycle: when an operand buffer is free
   if (p_.operand_buffers > 1 && math_starts_.size() >= p_.operand_buffers - 1)
@@ -265,7 +228,7 @@ std::string gmma_unit::run(gathering& g) {
   state_.set(to_time(start), 2);
 
   // 2. A slices: warp w's rows 16w .. 16w+15, row-major 16 x 16.
-  std::vector<std::vector<std::uint16_t>> a(warps, std::vector<std::uint16_t>(16 * 16));
+  std::vector<std::vector<std::uint16_t>> a(warps, std::vector<std::uint16_t>(wgmma_warp_rows * wgmma_k));
   std::vector<std::uint64_t> a_ready(warps, t);
   matrix_descriptor ad, bd;
   matrix_descriptor::decode(r0.b_desc, bd);
@@ -273,36 +236,38 @@ std::string gmma_unit::run(gathering& g) {
   for (unsigned w = 0; w < warps; ++w) {
     const wgmma_request& r = g.parts[w];
     if (r.a_in_registers) {
+      std::vector<unsigned> a_regs;
+      for (unsigned i = 0; i < wgmma_a_registers; ++i) a_regs.push_back(r.a_reg + i);
       std::vector<unsigned char> data;
-      if (auto e = registers(w, false, r, {r.a_reg, r.a_reg + 1, r.a_reg + 2, r.a_reg + 3}, t, data, a_ready[w]);
-          !e.empty())
-        return "wgmma A: " + e;
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned i = 0; i < 4; ++i) {
+      if (auto e = registers(w, false, r, a_regs, t, data, a_ready[w]); !e.empty()) return "wgmma A: " + e;
+      for (unsigned l = 0; l < warp_lanes; ++l)
+        for (unsigned i = 0; i < wgmma_a_registers; ++i) {
           unsigned row = 0, col = 0;
           wgmma_a_position(l, i, row, col);
           std::uint32_t v = 0;
-          std::memcpy(&v, &data[128 * i + 4 * l], 4);
-          a[w][row * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
-          a[w][row * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
+          std::memcpy(&v, &data[warp_register_bytes * i + lane_register_bytes * l], lane_register_bytes);
+          a[w][row * wgmma_k + col] = static_cast<std::uint16_t>(v & 0xffff);
+          a[w][row * wgmma_k + col + 1] = static_cast<std::uint16_t>(v >> 16);
         }
-      rf_read_bytes_ += 512;
+      rf_read_bytes_ += wgmma_a_registers * warp_register_bytes;
     } else {
       std::vector<std::uint64_t> addrs;
-      for (unsigned row = 0; row < 16; ++row)
-        for (unsigned k = 0; k < 16; k += 8)
-          addrs.push_back(r.smem_base + wgmma_operand_address(ad, 16 * w + row, k));
-      std::vector<unsigned char> buf(addrs.size() * 16);
+      for (unsigned row = 0; row < wgmma_warp_rows; ++row)
+        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements)
+          addrs.push_back(r.smem_base + wgmma_operand_address(ad, wgmma_warp_rows * w + row, k));
+      std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
       if (auto e = read_chunks(addrs, t++, buf.data(), a_ready[w]); !e.empty()) return "wgmma A: " + e;
-      for (unsigned row = 0; row < 16; ++row)
-        std::memcpy(&a[w][row * 16], &buf[row * 32], 32);
-      a_smem_bytes_ += 512;
+      for (unsigned row = 0; row < wgmma_warp_rows; ++row)
+        std::memcpy(&a[w][row * wgmma_k], &buf[row * wgmma_row_bytes], wgmma_row_bytes);
+      a_smem_bytes_ += wgmma_warp_rows * wgmma_row_bytes;
     }
   }
   // 3. and 4. B column groups, read once and multicast (group q holds columns cg*q ..
   // cg*q+cg-1, K-major), each followed by its math on every warp's datapath and the D
   // write-back: the reads go out in cycle order while the math of earlier groups runs.
   const unsigned groups = n / cg + (n % cg ? 1 : 0);
+  // A read carries at most a lanes_extension's lanes of chunks: this many B columns.
+  const unsigned columns_per_read = lanes_extension::max_lanes * wgmma_chunk_bytes / wgmma_row_bytes;
   std::vector<std::vector<std::uint16_t>> b(groups);
   std::vector<std::uint64_t> b_ready(groups);
   std::uint64_t math_start = UINT64_MAX, end = 0;
@@ -310,26 +275,27 @@ std::string gmma_unit::run(gathering& g) {
   std::vector<std::uint64_t> part_done(warps, 0);
   for (unsigned q = 0; q < groups; ++q) {
     const unsigned cols = std::min(cg, n - q * cg);
-    b[q].resize(std::size_t(cols) * 16);
-    for (unsigned c0 = 0; c0 < cols; c0 += 16) {  // at most 32 chunks (16 columns) per request
+    b[q].resize(std::size_t(cols) * wgmma_k);
+    for (unsigned c0 = 0; c0 < cols; c0 += columns_per_read) {
       std::vector<std::uint64_t> addrs;
-      for (unsigned c = c0; c < std::min(cols, c0 + 16); ++c)
-        for (unsigned k = 0; k < 16; k += 8) addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, k));
-      std::vector<unsigned char> buf(addrs.size() * 16);
+      for (unsigned c = c0; c < std::min(cols, c0 + columns_per_read); ++c)
+        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements)
+          addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, k));
+      std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
       std::uint64_t landed = t;
       if (auto e = read_chunks(addrs, t++, buf.data(), landed); !e.empty()) return "wgmma B: " + e;
-      std::memcpy(&b[q][std::size_t(c0) * 16], buf.data(), buf.size());
+      std::memcpy(&b[q][std::size_t(c0) * wgmma_k], buf.data(), buf.size());
       b_ready[q] = std::max(b_ready[q], landed);
     }
-    b_smem_bytes_ += std::uint64_t(cols) * 32;
-    b_multicast_bytes_ += std::uint64_t(cols) * 32 * warps;
+    b_smem_bytes_ += std::uint64_t(cols) * wgmma_row_bytes;
+    b_multicast_bytes_ += std::uint64_t(cols) * wgmma_row_bytes * warps;
     for (unsigned w = 0; w < warps; ++w) {
       const wgmma_request& r = g.parts[w];
       // The group's accumulator registers: 4 per 8 columns (register 4j + k holds columns of chunk j).
       std::vector<unsigned> regs;
       for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
       std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
-      tile.assign(std::size_t(16) * cols, 0.0f);
+      tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
       std::vector<unsigned char> data;
       auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
       if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
@@ -344,44 +310,38 @@ std::string gmma_unit::run(gathering& g) {
         if (auto e = registers(w, false, r, regs, ready, data, c_ready); !e.empty()) return "wgmma C: " + e;
         ready = c_ready;
         rf_acc_read_bytes_ += data.size();
-        for (unsigned l = 0; l < 32; ++l)
+        for (unsigned l = 0; l < warp_lanes; ++l)
           for (unsigned k = 0; k < regs.size(); ++k) {
             unsigned row = 0, col = 0;
             wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-            std::memcpy(&tile[std::size_t(row) * cols + (col - q * cg)], &data[128 * k + 4 * l], 4);
+            std::memcpy(&tile[std::size_t(row) * cols + (col - q * cg)],
+                        &data[warp_register_bytes * k + lane_register_bytes * l], lane_register_bytes);
           }
       }
       mma_step_extension x;
-      x.m = 16;
+      x.m = wgmma_warp_rows;
       x.n = cols;
-      x.k = 16;
+      x.k = wgmma_k;
       x.type = r0.type;
       x.a = a[w].data();
       x.b = b[q].data();
       x.d = tile.data();
-      tlm::tlm_generic_payload gp;
-      gp.set_command(tlm::TLM_IGNORE_COMMAND);
-      gp.set_data_length(0);
-      gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      gp.set_extension(&x);
       math_start = std::min(math_start, ready);
       if (w == 0) group_sig_.set(to_time(ready), q);
-      sc_core::sc_time delay = ahead(ready);
-      tracked_b_transport(*tc[w], gp, delay);
-      gp.clear_extension(&x);
+      const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
       ++tc_blocks_;
-      if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-        return "tensor core " + std::to_string(w) + ": " + gp.get_response_string();
+      if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
       // D back into the accumulators through the register file's result queue.
-      data.assign(regs.size() * 128, 0);
-      for (unsigned l = 0; l < 32; ++l)
+      data.assign(regs.size() * warp_register_bytes, 0);
+      for (unsigned l = 0; l < warp_lanes; ++l)
         for (unsigned k = 0; k < regs.size(); ++k) {
           unsigned row = 0, col = 0;
           wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-          std::memcpy(&data[128 * k + 4 * l], &tile[std::size_t(row) * cols + (col - q * cg)], 4);
+          std::memcpy(&data[warp_register_bytes * k + lane_register_bytes * l],
+                      &tile[std::size_t(row) * cols + (col - q * cg)], lane_register_bytes);
         }
       std::uint64_t written = 0;
-      if (auto e = registers(w, true, r, regs, to_cycles_ceil(sc_core::sc_time_stamp() + delay), data, written); !e.empty())
+      if (auto e = registers(w, true, r, regs, math.done, data, written); !e.empty())
         return "wgmma D: " + e;
       part_done[w] = std::max(part_done[w], written);
       for (unsigned reg : regs) written_at[reg] = written;

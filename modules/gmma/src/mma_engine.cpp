@@ -39,14 +39,14 @@ std::vector<param_issue> mma_engine_params::check() const {
   std::vector<param_issue> r;
   if (scope_threads != 8 && scope_threads != 32 && scope_threads != 128)
     r.push_back({"scope_threads", "8, 32 or 128", std::to_string(scope_threads)});
-  else if (scope_threads > 32 * sub_partitions)
-    r.push_back({"scope_threads", "at most the warpgroup's " + std::to_string(32 * sub_partitions) + " threads",
+  else if (scope_threads > warp_lanes * sub_partitions)
+    r.push_back({"scope_threads", "at most the warpgroup's " + std::to_string(warp_lanes * sub_partitions) + " threads",
                  std::to_string(scope_threads)});
   if (m % sub_partitions) r.push_back({"m", "a multiple of sub_partitions", std::to_string(m)});
   if (k % k_block) r.push_back({"k", "a multiple of k_block (" + std::to_string(k_block) + ")", std::to_string(k)});
   if (!r.empty()) return r;
-  const unsigned units_per_warp = scope_threads < 32 ? 32 / scope_threads : 1;
-  const unsigned warps_per_unit = scope_threads > 32 ? scope_threads / 32 : 1;
+  const unsigned units_per_warp = scope_threads < warp_lanes ? warp_lanes / scope_threads : 1;
+  const unsigned warps_per_unit = scope_threads > warp_lanes ? scope_threads / warp_lanes : 1;
   const unsigned unit_rows = m / sub_partitions * warps_per_unit;
   if (n % units_per_warp || (n / units_per_warp) % column_group)
     r.push_back({"n", "columns that split evenly into units and column groups", std::to_string(n)});
@@ -54,14 +54,17 @@ std::vector<param_issue> mma_engine_params::check() const {
     r.push_back({"instr_m", "an instruction shape that tiles each unit's " + std::to_string(unit_rows) + " x " +
                                 std::to_string(n / units_per_warp) + " x " + std::to_string(k_block) + " block",
                  std::to_string(instr_m) + "x" + std::to_string(instr_n) + "x" + std::to_string(instr_k)});
-  if ((std::uint64_t(unit_rows) * k_block * 2) % 128 || (std::uint64_t(column_group) * k_block * 2) % 128)
-    r.push_back({"k_block", "A slices and B column groups of whole 128-byte requests", std::to_string(k_block)});
-  if (a_base % 128 || b_base % 128) r.push_back({"a_base", "128-byte aligned operands", hex(a_base) + ", " + hex(b_base)});
+  const std::string request = std::to_string(mma_smem_request_bytes) + "-byte";
+  if ((std::uint64_t(unit_rows) * k_block * 2) % mma_smem_request_bytes ||
+      (std::uint64_t(column_group) * k_block * 2) % mma_smem_request_bytes)
+    r.push_back({"k_block", "A slices and B column groups of whole " + request + " requests", std::to_string(k_block)});
+  if (a_base % mma_smem_request_bytes || b_base % mma_smem_request_bytes)
+    r.push_back({"a_base", request + " aligned operands", hex(a_base) + ", " + hex(b_base)});
   return r;
 }
 
 mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), smem("smem"), p_(p) {
+    : lt_initiator(name, p.clock_ns), smem("smem"), p_(p) {
   throw_if_invalid("mma_engine", p_.check());
   smem.bind(*this);
   SC_HAS_PROCESS(mma_engine);
@@ -104,31 +107,22 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
       "", "multiply-adds / (cycles x sub-partitions x fma_per_cycle)");
 }
 
-// Reads `bytes` in 128-byte requests, one per cycle from t; returns when the last lands.
+// Reads `bytes` in mma_smem_request_bytes requests, one per cycle from t; returns when the
+// last lands.
 // Each request carries a wavefront_extension: the memory says how many wavefronts it took
 // (one on 32 banks x 4 B, two on 16 x 4 B, more with bank conflicts).
 std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out) {
   std::uint64_t landed = t;
-  for (unsigned off = 0; off < bytes; off += 128, ++t) {
-    tlm::tlm_generic_payload gp;
+  for (unsigned off = 0; off < bytes; off += mma_smem_request_bytes, ++t) {
     wavefront_extension served;
-    gp.set_extension(&served);
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr + off);
-    gp.set_data_ptr(out + off);
-    gp.set_data_length(128);
-    gp.set_streaming_width(128);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = to_time(t) - sc_core::sc_time_stamp();
-    tracked_b_transport(smem, gp, delay);
-    gp.clear_extension(&served);
-    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-      fault("shared read at " + hex(addr + off) + ": " + gp.get_response_string());
+    const transport_result r =
+        transport(smem, tlm::TLM_READ_COMMAND, addr + off, out + off, mma_smem_request_bytes, t, &served);
+    if (!r.ok()) fault("shared read at " + hex(addr + off) + ": " + r.response_string());
     ++smem_requests_;
     smem_wavefronts_ += std::max(1u, served.wavefronts);
     requests_sig_.set(to_time(t), 1);
     requests_sig_.set(to_time(t + 1), 0);
-    landed = std::max(landed, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+    landed = std::max(landed, r.done);
   }
   return landed;
 }
@@ -154,8 +148,8 @@ void mma_engine::run() {
       put(p_.b_base + ((x / kb0 * p_.n + j) * kb0 + x % kb0) * 2, b_[std::size_t(x) * p_.n + j]);
 
   const unsigned warps = p_.sub_partitions, kb = p_.k_block, blocks = p_.k / kb;
-  const unsigned units_per_warp = p_.scope_threads < 32 ? 32 / p_.scope_threads : 1;
-  const unsigned warps_per_unit = p_.scope_threads > 32 ? p_.scope_threads / 32 : 1;
+  const unsigned units_per_warp = p_.scope_threads < warp_lanes ? warp_lanes / p_.scope_threads : 1;
+  const unsigned warps_per_unit = p_.scope_threads > warp_lanes ? p_.scope_threads / warp_lanes : 1;
   const unsigned units = warps * units_per_warp / warps_per_unit;
   const unsigned warp_rows = p_.m / warps, unit_rows = warp_rows * warps_per_unit, unit_cols = p_.n / units_per_warp;
   const unsigned groups = unit_cols / p_.column_group;
@@ -177,7 +171,7 @@ void mma_engine::run() {
     ++instructions_;
     if (!via_rf) return 0;
     for (const std::uint64_t frag : {frag_a, frag_b})
-      for (std::uint64_t off = 0; off < frag; off += register_bytes) ++rf_reads_;
+      for (std::uint64_t off = 0; off < frag; off += warp_register_bytes) ++rf_reads_;
     rf_read_bytes_ += frag_a + frag_b;
     return frag_a + frag_b;
   };
@@ -203,9 +197,10 @@ void mma_engine::run() {
     // row-major with K per row, so a unit's slice of this block is rows of kb elements.
     for (unsigned u = 0; u < units; ++u) {
       std::uint64_t landed = t;
-      for (unsigned r = 0; r < unit_rows; r += 128 / (kb * 2)) {  // 128 bytes = 128 / (2 kb) rows
+      // A request holds mma_smem_request_bytes / (2 kb) rows of kb elements.
+      for (unsigned r = 0; r < unit_rows; r += mma_smem_request_bytes / (kb * 2)) {
         const std::uint64_t addr = p_.a_base + (std::uint64_t(blk) * p_.m + us[u].row0 + r) * kb * 2;
-        landed = std::max(landed, fetch(addr, 128, t, &us[u].a[std::size_t(r) * kb * 2]));
+        landed = std::max(landed, fetch(addr, mma_smem_request_bytes, t, &us[u].a[std::size_t(r) * kb * 2]));
       }
       a_landed[u] = landed;
     }
@@ -271,7 +266,7 @@ void mma_engine::run() {
   fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;
   tc_busy_ += *std::max_element(busy.begin(), busy.end());
   total_ = end;
-  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
+  wait_until(end);
   done_ = true;
 }
 

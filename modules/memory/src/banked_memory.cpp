@@ -191,13 +191,7 @@ void banked_memory::initial_image(const params& p, std::vector<unsigned char>& i
 // ---------------------------------------------------------------------------- timing core
 
 std::uint64_t banked_memory::arrival_cycle(const sc_core::sc_time& delay) const {
-  const std::uint64_t t = (sc_core::sc_time_stamp() + delay).value();
-  const std::uint64_t c = clock_period().value();
-  return (t + c - 1) / c;  // a request between edges is taken at the next edge
-}
-
-sc_core::sc_time banked_memory::at_cycle(std::uint64_t c) const {
-  return sc_core::sc_time::from_value(c * clock_period().value());
+  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);  // a request between edges is taken at the next edge
 }
 
 bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) const {
@@ -362,7 +356,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
 void banked_memory::forget_past() {
   if (++since_forget_ < 256) return;
   since_forget_ = 0;
-  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   for (auto& b : banks_) b.forget_before(now);
   for (auto& ps : ports_) ps->calendar.forget_before(now);
   for (auto it = lt_reads_.begin(); it != lt_reads_.end();)
@@ -377,7 +371,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
   const unsigned wb = p_.word_bytes;
-  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   commit_until(now);
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
@@ -434,7 +428,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
     std::memcpy(&data_[lo], src, hi - lo);
     return;
   }
-  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   if (!lt_reads_.empty()) check_lt_reads(w, when, port);
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);
@@ -457,7 +451,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
 // nothing in the program orders the two: a race, reported as a simulated fault naming both.
 // (An AT read is answered at its response and sees the write: see refresh_watchers.)
 void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port) {
-  const std::uint64_t now = sc_core::sc_time_stamp().value() / clock_period().value();
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   const auto range = lt_reads_.equal_range(w);
   for (auto it = range.first; it != range.second;) {
     const lt_read& r = it->second;
@@ -557,24 +551,23 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   const std::uint64_t arrival = arrival_cycle(delay);
   const auto caller = sc_core::sc_get_current_process_handle();
   const bool thread = caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_;
-  if (p_.lt_time_order && thread && at_cycle(arrival) > sc_core::sc_time_stamp())
-    sc_core::wait(at_cycle(arrival) - sc_core::sc_time_stamp());  // then granted with that cycle's batch
+  if (p_.lt_time_order && thread) wait_until(arrival);  // then granted with that cycle's batch
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (at_cycle(arrival) == now && thread) {
+  if (to_time(arrival) == now && thread) {
     // A call for the current cycle is granted with the other requests of the cycle, AT or
     // LT, in the arbiter's order: the caller waits the delta cycle that takes.
     lt_grant g;
     at_pending_.push_back({arrival, port, at_seq_++, &gp, &g});
     schedule_arbiter(arrival);
     sc_core::wait(g.granted);
-    delay = at_cycle(g.t.done) - sc_core::sc_time_stamp();
+    delay = to_time(g.t.done) - sc_core::sc_time_stamp();
     return;
   }
   note_call_order(port, arrival);
   lt_ahead_[port] = std::max(lt_ahead_[port], arrival);
   const timing t = reserve(ps, gp, arrival);
   move_data(gp, port);
-  delay = at_cycle(t.done) - now;
+  delay = to_time(t.done) - now;
 }
 
 // ---------------------------------------------------------------------------- AT
@@ -619,7 +612,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
 // of the current delta is then in), else at the cycle, where it waits one more delta for the
 // requests that initiators woken at the same time send.
 void banked_memory::schedule_arbiter(std::uint64_t c) {
-  const sc_core::sc_time when = at_cycle(c), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time when = to_time(c), now = sc_core::sc_time_stamp();
   if (when > now) {
     if (timed_wake_ <= now || when < timed_wake_) timed_wake_ = when;
     arbiter_ev_.notify(when - now);
@@ -704,7 +697,7 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   const timing t = reserve(ps, gp, r.arrival);
   move_data(gp, r.port, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);
-  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(at_cycle(t.done) - at_cycle(now));
+  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(to_time(t.done) - to_time(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once
     tlm::tlm_phase ph = tlm::END_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
@@ -712,28 +705,28 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
     return true;
   }
   ps.end_req.emplace_back(t.start, &gp);
-  if (ps.end_req.size() == 1) ps.end_req_ev.notify(at_cycle(t.start) - at_cycle(now));
+  if (ps.end_req.size() == 1) ps.end_req_ev.notify(to_time(t.start) - to_time(now));
   return false;
 }
 
 void banked_memory::end_req_process(unsigned port) {
   port_state& ps = *ports_[port];
   const auto now = sc_core::sc_time_stamp();
-  while (!ps.end_req.empty() && at_cycle(ps.end_req.front().first) <= now) {
+  while (!ps.end_req.empty() && to_time(ps.end_req.front().first) <= now) {
     tlm::tlm_generic_payload* gp = ps.end_req.front().second;
     ps.end_req.pop_front();
     tlm::tlm_phase ph = tlm::END_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     (*ps.socket)->nb_transport_bw(*gp, ph, d);  // the initiator may only return ACCEPTED
   }
-  if (!ps.end_req.empty()) ps.end_req_ev.notify(at_cycle(ps.end_req.front().first) - now);
+  if (!ps.end_req.empty()) ps.end_req_ev.notify(to_time(ps.end_req.front().first) - now);
 }
 
 void banked_memory::begin_resp_process(unsigned port) {
   port_state& ps = *ports_[port];
   const auto now = sc_core::sc_time_stamp();
   while (!ps.awaiting_end_resp && !ps.begin_resp.empty() &&
-         at_cycle(ps.begin_resp.front().first) <= now) {
+         to_time(ps.begin_resp.front().first) <= now) {
     tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
     ps.begin_resp.pop_front();
     if (!watched_words_.empty()) unwatch(gp);  // its data are final: the initiator owns them now
@@ -749,7 +742,7 @@ void banked_memory::begin_resp_process(unsigned port) {
     }
   }
   if (!ps.awaiting_end_resp && !ps.begin_resp.empty()) {
-    const auto due = at_cycle(ps.begin_resp.front().first);
+    const auto due = to_time(ps.begin_resp.front().first);
     ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
   }
 }
@@ -866,8 +859,8 @@ void banked_memory::record(interval_trace& t, std::uint64_t from, std::uint64_t 
 
 void banked_memory::flush(interval_trace& t) {
   if (!t.open) return;
-  t.sig.set(at_cycle(t.from), 1);
-  t.sig.set(at_cycle(t.to), 0);
+  t.sig.set(to_time(t.from), 1);
+  t.sig.set(to_time(t.to), 0);
   t.open = false;
 }
 

@@ -56,17 +56,18 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   gp.get_extension(x);
   const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
   if (!x || x->registers.empty() || (!write && gp.get_command() != tlm::TLM_READ_COMMAND) ||
-      gp.get_data_length() != x->registers.size() * 128 || !gp.get_data_ptr()) {
+      gp.get_data_length() != x->registers.size() * warp_register_bytes || !gp.get_data_ptr()) {
     gp.set_response_status(x ? tlm::TLM_BURST_ERROR_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
   unsigned char* data = gp.get_data_ptr();
   for (std::size_t k = 0; k < x->registers.size(); ++k)
-    for (unsigned l = 0; l < 32; ++l) {
+    for (unsigned l = 0; l < warp_lanes; ++l) {
       if (!x->lanes[l]) continue;
       std::uint32_t* r = &x->lanes[l][x->registers[k]];
-      if (write) std::memcpy(r, data + 128 * k + 4 * l, 4);
-      else std::memcpy(data + 128 * k + 4 * l, r, 4);
+      unsigned char* row = data + warp_register_bytes * k + lane_register_bytes * l;
+      if (write) std::memcpy(r, row, lane_register_bytes);
+      else std::memcpy(row, r, lane_register_bytes);
     }
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   std::uint64_t done = arrive;

@@ -1,34 +1,22 @@
 #include "flynn/tensor/numeric.h"
 
 #include <cmath>
-#include <cstring>
+
+#include "flynn/common/bits.h"
 
 namespace flynn {
 
-namespace {
-std::uint32_t bits_of(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return x;
-}
-float float_of(std::uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-}  // namespace
-
 std::uint16_t f32_to_bf16(float f) {
-  const std::uint32_t x = bits_of(f);
+  const std::uint32_t x = float_to_bits(f);
   if (std::isnan(f)) return static_cast<std::uint16_t>((x >> 16) | 0x0040);  // quiet NaN
   const std::uint32_t lsb = (x >> 16) & 1;
   return static_cast<std::uint16_t>((x + 0x7fff + lsb) >> 16);  // round to nearest even
 }
 
-float bf16_to_f32(std::uint16_t h) { return float_of(std::uint32_t(h) << 16); }
+float bf16_to_f32(std::uint16_t h) { return bits_to_float(std::uint32_t(h) << 16); }
 
 std::uint16_t f32_to_f16(float f) {
-  const std::uint32_t x = bits_of(f);
+  const std::uint32_t x = float_to_bits(f);
   const std::uint32_t sign = (x >> 16) & 0x8000;
   const std::int32_t exp = static_cast<std::int32_t>((x >> 23) & 0xff) - 127;
   std::uint32_t man = x & 0x7fffff;
@@ -53,12 +41,12 @@ std::uint16_t f32_to_f16(float f) {
 float f16_to_f32(std::uint16_t h) {
   const std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
   const std::uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  if (exp == 0x1f) return float_of(sign | 0x7f800000 | (man << 13));
+  if (exp == 0x1f) return bits_to_float(sign | 0x7f800000 | (man << 13));
   if (exp == 0) {
     const float v = std::ldexp(static_cast<float>(man), -24);  // exact
     return sign ? -v : v;
   }
-  return float_of(sign | ((exp + 112) << 23) | (man << 13));
+  return bits_to_float(sign | ((exp + 112) << 23) | (man << 13));
 }
 
 float to_f32(element_type t, std::uint16_t bits) {

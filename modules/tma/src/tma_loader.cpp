@@ -6,7 +6,6 @@
 
 #include "flynn/common/format.h"
 #include "flynn/tlm/begin_request.h"
-#include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
 
@@ -62,33 +61,17 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
 std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
                                  unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
                                  const std::vector<std::uint64_t>* lane_addrs) {
-  tlm::tlm_generic_payload gp;
-  lanes_extension ext;
-  gp.set_command(cmd);
-  gp.set_address(addr);
-  gp.set_data_ptr(data);
-  gp.set_data_length(len);
-  gp.set_streaming_width(len);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  if (lane_addrs) {
-    ext.lanes = static_cast<unsigned>(lane_addrs->size());
-    ext.lane_bytes = len / ext.lanes;
-    ext.active_mask = ext.lanes == 32 ? 0xffffffffu : ((1u << ext.lanes) - 1);
-    for (unsigned l = 0; l < ext.lanes; ++l) ext.address[l] = (*lane_addrs)[l];
-    gp.set_extension(&ext);
-  }
-  sc_core::sc_time delay = to_time(at) - sc_core::sc_time_stamp();
-  tracked_b_transport(s, gp, delay);
-  if (lane_addrs) gp.clear_extension(&ext);
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
+  const transport_result r =
+      lane_addrs ? transport_lanes(s, cmd, *lane_addrs, data, len, at) : transport(s, cmd, addr, data, len, at);
+  const auto access = [&] {
     return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +
-           " at " + hex(addr) + ": " +
-           gp.get_response_string();
-  if (lane_addrs && !ext.acknowledged)
-    return std::string(&s == &global ? "global " : "shared ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") +
-           " at " + hex(addr) + ": the target ignored the lanes extension (swizzled rows need a lanes-aware memory such as "
-           "banked_memory)";
-  done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+           " at " + hex(addr);
+  };
+  if (!r.ok()) return access() + ": " + r.response_string();
+  if (r.lanes_ignored)
+    return access() + ": the target ignored the lanes extension (swizzled rows need a lanes-aware memory such as "
+                      "banked_memory)";
+  done = r.done;
   return {};
 }
 
@@ -153,8 +136,7 @@ void tma_loader::writer() {
   for (;;) {
     while (landing_.empty()) wait(landing_ev_);
     landing_row& lr = landing_.front();
-    const sc_core::sc_time when = to_time(lr.at);
-    if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
+    wait_until(lr.at);
     const std::uint64_t at = std::max(lr.at, to_cycles_ceil(sc_core::sc_time_stamp()));
     const auto row = static_cast<unsigned>(lr.data.size());
     std::uint64_t done = at;

@@ -355,10 +355,6 @@ void traffic_generator::run_lt() {
   tlm::tlm_generic_payload gp;
   std::vector<unsigned char> buf(pool_.capacity());
   inflight f;
-  auto offset_to = [this](std::uint64_t cycle) {
-    const sc_core::sc_time t = to_time(cycle), now = sc_core::sc_time_stamp();
-    return t > now ? t - now : sc_core::SC_ZERO_TIME;
-  };
   while (c.next()) {
     c.footprint(plan_.next());
     if (!plan_.settle())  // every earlier response is known here
@@ -367,15 +363,15 @@ void traffic_generator::run_lt() {
     f.issued = plan_.cycle();
     setup(gp, buf.data(), f.ext, c);
     plan_.issued(f.serial);
-    sc_core::sc_time delay = offset_to(f.issued);
+    sc_core::sc_time delay = delay_until(f.issued);
     tracked_b_transport(out, gp, delay);
     const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     gp.clear_extension(&f.ext);
     complete(gp, f, done);
     plan_.responded(f.serial, done);
-    if (offset_to(plan_.cycle()) >= to_time(p_.quantum)) wait(offset_to(plan_.cycle()));
+    if (delay_until(plan_.cycle()) >= to_time(p_.quantum)) wait(delay_until(plan_.cycle()));
   }
-  if (to_time(last_done_) > sc_core::sc_time_stamp()) wait(offset_to(last_done_));
+  wait_until(last_done_);
   done_ = true;
 }
 
@@ -389,8 +385,7 @@ void traffic_generator::run_at() {
     c.footprint(plan_.next());
     while (!plan_.settle()) wait(resp_ev_);
     while (req_waiting_) wait(end_req_ev_);
-    const sc_core::sc_time at = to_time(plan_.cycle());
-    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+    wait_until(plan_.cycle());
     tlm::tlm_generic_payload* gp = pool_.allocate();
     inflight& f = inflight_[gp];
     f.serial = c.index();

@@ -1,9 +1,9 @@
 #include "flynn/vector/scalar_unit.h"
 
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 namespace flynn {
@@ -27,7 +27,7 @@ void scalar_unit_params::visit(param_visitor& v) {
 }
 
 scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
+    : lt_initiator(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
   mem.bind(*this);
   SC_HAS_PROCESS(scalar_unit);
   SC_THREAD(run);
@@ -131,13 +131,6 @@ std::uint64_t scalar_unit::exec_alu(const vec::instr& in, std::uint64_t t) {
 std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bool& ok) {
   const std::uint64_t addr = (in.ra == vec::no_reg ? 0 : r_[in.ra]) + static_cast<std::uint64_t>(in.post_inc ? 0 : in.imm);
   std::uint64_t data = in.code == op::st ? r_[in.rb] : 0;
-  tlm::tlm_generic_payload gp;
-  gp.set_command(in.code == op::st ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  gp.set_address(addr);
-  gp.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-  gp.set_data_length(8);
-  gp.set_streaming_width(8);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   ok = true;
   if (addr % 8 != 0) {
     stop_with_fault(in, pc_now_, "misaligned address " + hex(addr));
@@ -146,29 +139,21 @@ std::uint64_t scalar_unit::exec_memory(const vec::instr& in, std::uint64_t t, bo
   }
   // The access is made at its cycle: the memory grants it with every other initiator's in
   // time order, and a load reads the memory as it is then.
-  if (to_time(t) > sc_core::sc_time_stamp()) wait(to_time(t) - sc_core::sc_time_stamp());
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  tracked_b_transport(mem, gp, delay);
-  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + gp.get_response_string());
+  wait_until(t);
+  const transport_result r = transport(mem, in.code == op::st ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr,
+                                       reinterpret_cast<unsigned char*>(&data), sizeof data, t);
+  if (!r.ok()) {
+    stop_with_fault(in, pc_now_, "address " + hex(addr) + ": " + r.response_string());
     ok = false;
     return t;
   }
   if (in.code == op::ld) r_[in.rd] = data;
   if (in.post_inc) r_[in.ra] += 8;
-  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  return r.done;
 }
 
-namespace {
-std::uint64_t convert(std::uint64_t c, const sc_core::sc_time& from, const sc_core::sc_time& to) {
-  if (from == to) return c;
-  const long double t = static_cast<long double>(c) * from.value();
-  return static_cast<std::uint64_t>(std::ceil(t / to.value() - 1e-9L));
-}
-}  // namespace
-
-std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return convert(c, clock_period(), vpu->clock()); }
-std::uint64_t scalar_unit::from_vpu(std::uint64_t c) const { return convert(c, vpu->clock(), clock_period()); }
+std::uint64_t scalar_unit::to_vpu(std::uint64_t c) const { return to_cycles_ceil(to_time(c), vpu->clock()); }
+std::uint64_t scalar_unit::from_vpu(std::uint64_t c) const { return to_cycles_ceil(to_time(c, vpu->clock())); }
 
 void scalar_unit::stop_with_fault(const vec::instr& in, std::uint32_t pc, const std::string& what) {
   if (fault_.empty())
@@ -270,8 +255,7 @@ void scalar_unit::run() {
     if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
   }
   if (!fault_.empty()) {
-    const sc_core::sc_time at = to_time(issue_slot_);
-    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+    wait_until(issue_slot_);
     fault(fault_);
     return;
   }
@@ -283,7 +267,7 @@ void scalar_unit::run() {
     return;
   }
   const std::uint64_t end = std::max(scalar_done_, from_vpu(drained.issued));
-  if (to_time(end) > sc_core::sc_time_stamp()) wait(to_time(end) - sc_core::sc_time_stamp());
+  wait_until(end);
   done_ = true;
 }
 

@@ -2,6 +2,7 @@
 // structural hazards); the element groups and memory ports are in element_groups.cpp.
 #include "flynn/vector/vector_unit.h"
 
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "vector_unit_parts.h"
 

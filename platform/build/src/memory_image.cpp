@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "flynn/common/bits.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/run_result.h"
@@ -14,15 +15,7 @@ namespace flynn {
 
 namespace {
 std::uint64_t float_bits(double d, unsigned elem_bytes) {
-  if (elem_bytes == 4) {
-    const float f = static_cast<float>(d);
-    std::uint32_t x;
-    std::memcpy(&x, &f, 4);
-    return x;
-  }
-  std::uint64_t x;
-  std::memcpy(&x, &d, 8);
-  return x;
+  return elem_bytes == 4 ? float_to_bits(static_cast<float>(d)) : double_to_bits(d);
 }
 }  // namespace
 

@@ -257,17 +257,17 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   sc_core::sc_report_handler::set_actions("flynn/fault", sc_core::SC_ERROR, sc_core::SC_THROW);
   try {
     if (progress_) {  // in slices of simulated time, reporting between them
-      const sc_core::sc_time slice = clock * 10000.0;
-      const sc_core::sc_time limit = max_cycles ? clock * static_cast<double>(max_cycles) : sc_core::sc_max_time();
+      const sc_core::sc_time slice = module::to_time(10000, clock);
+      const sc_core::sc_time limit = max_cycles ? module::to_time(max_cycles, clock) : sc_core::sc_max_time();
       while (sc_core::sc_time_stamp() < limit) {
         const sc_core::sc_time left = limit - sc_core::sc_time_stamp();
         sc_core::sc_start(left < slice ? left : slice, sc_core::SC_EXIT_ON_STARVATION);
         if (!sc_core::sc_pending_activity()) break;
-        progress_(static_cast<std::uint64_t>(sc_core::sc_time_stamp() / clock), false);
+        progress_(module::to_cycles(sc_core::sc_time_stamp(), clock), false);
       }
       progress_(0, true);
     } else if (max_cycles) {
-      const sc_core::sc_time limit = clock * static_cast<double>(max_cycles);
+      const sc_core::sc_time limit = module::to_time(max_cycles, clock);
       sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
       // Stopped with events still due beyond the last one processed: advance to the limit.
       if (sc_core::sc_pending_activity() && sc_core::sc_time_stamp() < limit)
@@ -279,7 +279,7 @@ run_result platform::simulate(std::uint64_t max_cycles) {
     r.message = e.get_msg();
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  r.cycles = static_cast<std::uint64_t>(std::ceil(now / clock - 1e-9));
+  r.cycles = module::to_cycles_ceil(now, clock);
   r.sim_time_ns = now.to_seconds() * 1e9;
   for (auto* m : modules_) m->finish();
   if (r.failed()) {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "asm_lexer.h"
+#include "flynn/common/bits.h"
 #include "flynn/platform/errors.h"
 
 namespace flynn::simt {
@@ -157,12 +157,6 @@ bool fits_32(bool neg, std::uint64_t m) {
   return neg ? m <= (std::uint64_t{1} << 31) : m <= 0xffffffffu;
 }
 
-std::uint32_t float_bits(float f) {
-  std::uint32_t b = 0;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 struct fixup {
   std::size_t index = 0;
   std::string label;
@@ -289,7 +283,7 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
       float f = 0;
       const auto r = std::from_chars(s.data(), s.data() + s.size(), f);
       if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return num::bad;
-      v = static_cast<std::int64_t>(float_bits(neg ? -f : f));
+      v = static_cast<std::int64_t>(float_to_bits(neg ? -f : f));
       return num::ok;
     }
     std::uint64_t m = 0;

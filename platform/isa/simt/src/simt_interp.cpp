@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/gmma/wgmma.h"
 #include "flynn/tensor/numeric.h"
@@ -25,18 +26,6 @@ namespace {
 struct stop {
   std::string reason;
 };
-
-float as_float(std::uint32_t b) {
-  float f = 0;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
-std::uint32_t as_bits(float f) {
-  std::uint32_t b = 0;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
 
 std::int32_t s32(std::uint32_t x) { return static_cast<std::int32_t>(x); }
 
@@ -92,7 +81,7 @@ bool set_predicate(cmp c, type t, std::uint32_t a, std::uint32_t b) {
   switch (t) {
     case type::s32: return compare(c, s32(a), s32(b));
     case type::u32: return compare(c, a, b);
-    case type::f32: return compare(c, as_float(a), as_float(b));
+    case type::f32: return compare(c, bits_to_float(a), bits_to_float(b));
   }
   return false;
 }
@@ -284,7 +273,7 @@ class machine {
     const std::uint32_t a = r[in.ra];
     const std::uint32_t b = in.b_imm ? static_cast<std::uint32_t>(in.imm) : r[in.rb];
     const std::uint32_t c = r[in.rc];
-    const float fa = as_float(a), fb = as_float(r[in.rb]), fc = as_float(c);
+    const float fa = bits_to_float(a), fb = bits_to_float(r[in.rb]), fc = bits_to_float(c);
     switch (in.code) {
       case op::mov:
         r[in.rd] = in.sreg != special::none ? special_value(in.sreg, t)
@@ -315,15 +304,15 @@ class machine {
       case op::sra: r[in.rd] = shift_right_arith(a, b); break;
       case op::min: r[in.rd] = s32(a) < s32(b) ? a : b; break;
       case op::max: r[in.rd] = s32(a) > s32(b) ? a : b; break;
-      case op::fadd: r[in.rd] = as_bits(fa + fb); break;
-      case op::fsub: r[in.rd] = as_bits(fa - fb); break;
-      case op::fmul: r[in.rd] = as_bits(fa * fb); break;
-      case op::ffma: r[in.rd] = as_bits(std::fma(fa, fb, fc)); break;
-      case op::fmin: r[in.rd] = as_bits(std::fmin(fa, fb)); break;
-      case op::fmax: r[in.rd] = as_bits(std::fmax(fa, fb)); break;
-      case op::fdiv: r[in.rd] = as_bits(fa / fb); break;
-      case op::fsqrt: r[in.rd] = as_bits(std::sqrt(fa)); break;
-      case op::cvt_f_s: r[in.rd] = as_bits(static_cast<float>(s32(a))); break;
+      case op::fadd: r[in.rd] = float_to_bits(fa + fb); break;
+      case op::fsub: r[in.rd] = float_to_bits(fa - fb); break;
+      case op::fmul: r[in.rd] = float_to_bits(fa * fb); break;
+      case op::ffma: r[in.rd] = float_to_bits(std::fma(fa, fb, fc)); break;
+      case op::fmin: r[in.rd] = float_to_bits(std::fmin(fa, fb)); break;
+      case op::fmax: r[in.rd] = float_to_bits(std::fmax(fa, fb)); break;
+      case op::fdiv: r[in.rd] = float_to_bits(fa / fb); break;
+      case op::fsqrt: r[in.rd] = float_to_bits(std::sqrt(fa)); break;
+      case op::cvt_f_s: r[in.rd] = float_to_bits(static_cast<float>(s32(a))); break;
       case op::cvt_s_f: r[in.rd] = float_to_s32(fa); break;
       case op::setp: th.p[in.rd] = set_predicate(in.cond, in.ty, a, b); break;
       case op::selp: r[in.rd] = th.p[in.rc] ? a : b; break;

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "asm_lexer.h"
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/platform/errors.h"
 
@@ -595,9 +595,7 @@ class assembler : asm_lexer::line_assembler<label_def> {
         const char* last = first + o.text.size();
         const auto r = std::from_chars(first, last, d);
         if (o.text.empty() || r.ec != std::errc() || r.ptr != last) fail(o.col, exp, o.found());
-        std::uint64_t bits = 0;
-        std::memcpy(&bits, &d, sizeof bits);
-        words.push_back(bits);
+        words.push_back(double_to_bits(d));
       }
     }
     emit(words, head);

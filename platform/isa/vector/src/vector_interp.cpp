@@ -4,8 +4,9 @@
 #include "flynn/platform/vector_interp.h"
 
 #include <algorithm>
-#include <cstring>
 #include <sstream>
+
+#include "flynn/common/bits.h"
 
 namespace flynn::vec {
 
@@ -19,18 +20,6 @@ std::string hex(std::uint64_t v) {
   std::ostringstream o;
   o << "0x" << std::hex << v;
   return o.str();
-}
-
-double as_double(std::uint64_t bits) {
-  double d = 0;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-std::uint64_t as_bits(double d) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
 }
 
 std::uint64_t shift_left(std::uint64_t a, std::uint64_t s) { return a << (s & 63); }
@@ -174,9 +163,9 @@ class machine {
       case op::vshl: return shift_left(a, b);
       case op::vshr: return shift_right(a, b);
       case op::vsra: return shift_right_arith(a, b);
-      case op::vfadd: return as_bits(as_double(a) + as_double(b));
-      case op::vfsub: return as_bits(as_double(a) - as_double(b));
-      case op::vfmul: return as_bits(as_double(a) * as_double(b));
+      case op::vfadd: return double_to_bits(bits_to_double(a) + bits_to_double(b));
+      case op::vfsub: return double_to_bits(bits_to_double(a) - bits_to_double(b));
+      case op::vfmul: return double_to_bits(bits_to_double(a) * bits_to_double(b));
       default: return 0;
     }
   }
@@ -217,9 +206,9 @@ class machine {
       case op::shl: r[in.rd] = shift_left(r[in.ra], b); break;
       case op::shr: r[in.rd] = shift_right(r[in.ra], b); break;
       case op::sra: r[in.rd] = shift_right_arith(r[in.ra], b); break;
-      case op::fadd: r[in.rd] = as_bits(as_double(r[in.ra]) + as_double(r[in.rb])); break;
-      case op::fsub: r[in.rd] = as_bits(as_double(r[in.ra]) - as_double(r[in.rb])); break;
-      case op::fmul: r[in.rd] = as_bits(as_double(r[in.ra]) * as_double(r[in.rb])); break;
+      case op::fadd: r[in.rd] = double_to_bits(bits_to_double(r[in.ra]) + bits_to_double(r[in.rb])); break;
+      case op::fsub: r[in.rd] = double_to_bits(bits_to_double(r[in.ra]) - bits_to_double(r[in.rb])); break;
+      case op::fmul: r[in.rd] = double_to_bits(bits_to_double(r[in.ra]) * bits_to_double(r[in.rb])); break;
       case op::slt:
         r[in.rd] = static_cast<std::int64_t>(r[in.ra]) < static_cast<std::int64_t>(b) ? 1 : 0;
         break;

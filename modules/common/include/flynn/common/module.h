@@ -12,6 +12,7 @@
 
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
+#include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
 
@@ -24,6 +25,17 @@ struct param_issue {
 // same list first to produce precise scenario errors.
 void throw_if_invalid(const std::string& type, const std::vector<param_issue>& issues);
 
+// What a blocking access (module::transport) came back with.
+struct transport_result {
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  std::uint64_t done = 0;      // the cycle the response is seen at (the initiator's clock, rounded up)
+  bool lanes_ignored = false;  // sent with per-lane addresses, answered by a target that moved
+                               // contiguous bytes instead (it did not acknowledge the lanes)
+  bool ok() const { return status == tlm::TLM_OK_RESPONSE; }
+  // The status as TLM names it ("TLM_ADDRESS_ERROR_RESPONSE"), for fault reports.
+  std::string response_string() const;
+};
+
 class module : public sc_core::sc_module {
  public:
   module(const sc_core::sc_module_name& name, double clock_ns);
@@ -31,17 +43,41 @@ class module : public sc_core::sc_module {
   stats_group& stats() { return stats_; }
   const stats_group& stats() const { return stats_; }
   const sc_core::sc_time& clock_period() const { return clock_; }
-  std::uint64_t to_cycles(const sc_core::sc_time& t) const {
-    return static_cast<std::uint64_t>(t / clock_);
-  }
+
+  // Simulated time and cycles of this module's clock, computed on sc_time values (whole
+  // units of the kernel's time resolution) in integer arithmetic: exact at any run length.
+  // A time beyond the kernel's range is sc_max_time().
+  //
+  // The cycle t falls in (the cycles completed by t).
+  std::uint64_t to_cycles(const sc_core::sc_time& t) const { return to_cycles(t, clock_); }
   // The first clock edge at or after t (responses from a differently clocked target are
   // seen at the next edge of this module's clock).
-  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
-    const std::uint64_t c = clock_.value();
-    return (t.value() + c - 1) / c;
-  }
+  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const { return to_cycles_ceil(t, clock_); }
   // The simulated time of n cycles of this module's clock (a duration, or the time of cycle n).
-  sc_core::sc_time to_time(std::uint64_t n) const { return clock_ * static_cast<double>(n); }
+  sc_core::sc_time to_time(std::uint64_t n) const { return to_time(n, clock_); }
+  // The delay annotation that places a call at cycle n: zero when cycle n has come.
+  sc_core::sc_time delay_until(std::uint64_t n) const {
+    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    return when > now ? when - now : sc_core::SC_ZERO_TIME;
+  }
+  // Waits (from a thread) until cycle n when it is still ahead; never goes back.
+  void wait_until(std::uint64_t n) {
+    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    if (when > now) wait(when - now);
+  }
+  // The same for a clock of period `period` (a linked module's, the platform's).
+  static std::uint64_t to_cycles(const sc_core::sc_time& t, const sc_core::sc_time& period) {
+    return t.value() / period.value();
+  }
+  static std::uint64_t to_cycles_ceil(const sc_core::sc_time& t, const sc_core::sc_time& period) {
+    const std::uint64_t c = period.value();
+    return t.value() / c + (t.value() % c != 0);
+  }
+  static sc_core::sc_time to_time(std::uint64_t n, const sc_core::sc_time& period) {
+    sc_core::sc_time::value_type v = 0;
+    if (__builtin_mul_overflow(n, period.value(), &v)) return sc_core::sc_max_time();
+    return sc_core::sc_time::from_value(v);
+  }
 
   // Connects the module's trace signals to a sink (call before simulation starts).
   virtual void attach_trace(trace_sink& sink) { (void)sink; }
@@ -88,6 +124,50 @@ class module : public sc_core::sc_module {
     close_transport(id);
   }
 
+  // A blocking access through `socket` for cycle `at` (the delay annotation delay_until(at):
+  // a cycle that has come is now): `command` on `length` bytes at `address`, moved from or
+  // into `data`, tracked as tracked_b_transport is. `extensions` ride along for the call
+  // and stay the caller's. TLM_IGNORE_COMMAND with no data carries a request made by an
+  // extension alone.
+  template <class Socket, class... Extensions>
+  transport_result transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
+                             unsigned length, std::uint64_t at, Extensions*... extensions) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(command);
+    gp.set_address(address);
+    gp.set_data_ptr(data);
+    gp.set_data_length(length);
+    gp.set_streaming_width(length);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    ((void)gp.set_extension(extensions), ...);
+    sc_core::sc_time delay = delay_until(at);
+    tracked_b_transport(socket, gp, delay);
+    ((void)gp.clear_extension(extensions), ...);
+    transport_result r;
+    r.status = gp.get_response_status();
+    r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    return r;
+  }
+  // The same with an address per lane (a lanes_extension, every lane active): the `length`
+  // bytes are split evenly over the lanes, lane i's at lane_addresses[i], and the payload's
+  // address is lane 0's. More lanes than a lanes_extension holds (or none) is a generic
+  // error, answered at `at` without a call.
+  template <class Socket, class... Extensions>
+  transport_result transport_lanes(Socket& socket, tlm::tlm_command command,
+                                   const std::vector<std::uint64_t>& lane_addresses, unsigned char* data,
+                                   unsigned length, std::uint64_t at, Extensions*... extensions) {
+    lanes_extension lanes;
+    if (!fill_lanes(lanes, lane_addresses, length)) {
+      transport_result r;
+      r.status = tlm::TLM_GENERIC_ERROR_RESPONSE;
+      r.done = at;
+      return r;
+    }
+    transport_result r = transport(socket, command, lane_addresses.front(), data, length, at, &lanes, extensions...);
+    r.lanes_ignored = r.ok() && !lanes.acknowledged;
+    return r;
+  }
+
   stats_group stats_;
 
  private:
@@ -100,6 +180,7 @@ class module : public sc_core::sc_module {
     std::uint64_t cycle;
   };
   std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  static bool fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length);
   void close_transport(std::size_t id);
   std::vector<open_transport_entry> open_transports_;
   std::size_t next_transport_id_ = 0;

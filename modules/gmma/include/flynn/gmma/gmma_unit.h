@@ -22,7 +22,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/common/module.h"
+#include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
 #include "flynn/gmma/wgmma.h"
 
@@ -38,7 +38,7 @@ struct gmma_unit_params {
   std::vector<param_issue> check() const;
 };
 
-class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if<> {
+class gmma_unit : public lt_initiator, public gmma_if {
  public:
   using params = gmma_unit_params;
   tlm::tlm_initiator_socket<32> smem;
@@ -66,18 +66,11 @@ class gmma_unit : public module, public gmma_if, public tlm::tlm_bw_transport_if
   };
   std::string check_operands(const wgmma_request& r) const;
   void worker();                               // runs started groups in order
-  void reach(std::uint64_t at);                // waits until cycle `at` (if ahead)
-  sc_core::sc_time ahead(std::uint64_t at) const;  // delay annotation for cycle `at` (0 if past)
   std::string run(gathering& g);
   std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
                         std::vector<unsigned char>& data, std::uint64_t& done);
   std::string read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                           std::uint64_t& landed);
-
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   std::vector<std::int64_t> completion_;  // by id; -1 while the group is incomplete

@@ -19,11 +19,17 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/common/module.h"
+#include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
+#include "flynn/regfile/warp_register.h"
 #include "flynn/tensor/numeric.h"
 
 namespace flynn {
+
+// Bytes of one shared-memory request: a wavefront of the modelled SM's shared memory (32
+// banks x 4 B). A memory with other banks takes more or fewer wavefronts for it and says so
+// (wavefront_extension).
+constexpr unsigned mma_smem_request_bytes = 128;
 
 enum class operand_path { registers, shared };
 
@@ -47,7 +53,7 @@ struct mma_engine_params {
   std::vector<param_issue> check() const;
 };
 
-class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
+class mma_engine : public lt_initiator {
  public:
   using params = mma_engine_params;
   tlm::tlm_initiator_socket<32> smem;
@@ -63,10 +69,6 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
  private:
   void run();
   std::uint64_t fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   std::vector<std::uint16_t> a_, b_;  // row-major A (M x K), B (K x N)
@@ -76,7 +78,6 @@ class mma_engine : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
   trace_signal k_block_sig_, requests_sig_;
   std::vector<trace_signal> sp_busy_, sp_group_;
-  static constexpr unsigned register_bytes = 32 * 4;  // one warp register: 32 lanes x 4 B
   stat_counter instructions_, rf_reads_, rf_read_bytes_, rf_write_bytes_, smem_requests_, smem_wavefronts_, fmas_,
       tc_busy_, units_, k_blocks_;
 };

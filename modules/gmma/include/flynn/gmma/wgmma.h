@@ -19,9 +19,25 @@
 #include <systemc>
 
 #include "flynn/gmma/matrix_descriptor.h"
+#include "flynn/regfile/warp_register.h"
 #include "flynn/tensor/numeric.h"
 
 namespace flynn {
+
+// The shape of wgmma.m64nNk16: M = 64 rows, 16 per warp of the warpgroup, K = 16; A is 4
+// registers per lane with .rs.
+constexpr unsigned wgmma_m = 64;
+constexpr unsigned wgmma_warp_rows = 16;
+constexpr unsigned wgmma_k = 16;
+constexpr unsigned wgmma_a_registers = 4;
+// Operand elements (bf16, f16) are 2 bytes. Shared-memory operands are K-major in core
+// matrices of 8 rows of 16 bytes (8 elements); an operand row (a row of A, a column of B)
+// is two such 16-byte chunks, the unit in which the GMMA unit reads shared memory.
+constexpr unsigned wgmma_element_bytes = 2;
+constexpr unsigned core_matrix_rows = 8;
+constexpr unsigned wgmma_chunk_bytes = 16;
+constexpr unsigned wgmma_chunk_elements = wgmma_chunk_bytes / wgmma_element_bytes;
+constexpr unsigned wgmma_row_bytes = wgmma_k * wgmma_element_bytes;
 
 // Row (within the warp's 16) and column of D held by accumulator register rd + i of `lane`.
 inline void wgmma_d_position(unsigned lane, unsigned i, unsigned& row, unsigned& col) {
@@ -35,15 +51,15 @@ inline void wgmma_a_position(unsigned lane, unsigned i, unsigned& row, unsigned&
   col = 8 * (i / 2) + 2 * (lane % 4);
 }
 
-// Byte address of element (row, k) of a K-major operand with 2-byte elements.
+// Byte address of element (row, k) of a K-major operand.
 inline std::uint64_t wgmma_operand_address(const matrix_descriptor& d, unsigned row, unsigned k) {
-  const std::uint64_t kb = std::uint64_t(k) * 2;
+  const std::uint64_t kb = std::uint64_t(k) * wgmma_element_bytes;
+  const std::uint64_t core_row = row / core_matrix_rows, in_core = row % core_matrix_rows;
   if (d.swizzle == swizzle_mode::none)
-    return d.start_address + std::uint64_t(row / 8) * d.stride_byte_offset + (kb / 16) * d.leading_byte_offset +
-           (row % 8) * 16 + kb % 16;
+    return d.start_address + core_row * d.stride_byte_offset + (kb / wgmma_chunk_bytes) * d.leading_byte_offset +
+           in_core * wgmma_chunk_bytes + kb % wgmma_chunk_bytes;
   const std::uint64_t span = swizzle_span(d.swizzle);
-  return swizzle_offset(d.start_address + std::uint64_t(row / 8) * d.stride_byte_offset + (row % 8) * span + kb,
-                        d.swizzle);
+  return swizzle_offset(d.start_address + core_row * d.stride_byte_offset + in_core * span + kb, d.swizzle);
 }
 
 // One warp's part of a wgmma, as the SIMT core hands it to the GMMA state machine.
@@ -55,8 +71,9 @@ struct wgmma_request {
   std::uint64_t a_desc = 0, b_desc = 0;     // descriptors (a_desc: A in shared memory)
   unsigned group = 0;                       // warpgroup (the core's numbering)
   unsigned warp_in_group = 0;               // 0 .. 3: the sub-partition
-  std::array<std::uint32_t*, 32> lanes{};   // each lane's registers (the accumulators)
-  std::array<std::array<std::uint32_t, 4>, 32> a_frag{};  // .rs: each lane's A fragment at issue
+  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's registers (the accumulators)
+  // .rs: each lane's A fragment at issue.
+  std::array<std::array<std::uint32_t, wgmma_a_registers>, warp_lanes> a_frag{};
   unsigned acc_reg = 0, a_reg = 0;
   std::uint64_t smem_base = 0, smem_bytes = 0;  // the block's shared-memory window
   std::string where;                        // "block 0 warp 1 PC 12 (line 30: ...)"

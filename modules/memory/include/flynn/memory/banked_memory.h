@@ -100,7 +100,6 @@ class banked_memory : public module {
   // it but landing at or before their cycles still changes (see watch_).
   void move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later = false);
   std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;
-  sc_core::sc_time at_cycle(std::uint64_t c) const;
 
   // Transport, per port.
   void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -20,13 +20,14 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/regfile/warp_register.h"
 
 namespace flynn {
 
 // Which warp registers to read or write (TLM_READ_COMMAND / TLM_WRITE_COMMAND); the data
-// is register-major: register k's 32 lanes at offset 128 k.
+// is register-major: register k's row at offset warp_register_bytes * k.
 struct register_access_extension : tlm::tlm_extension<register_access_extension> {
-  std::array<std::uint32_t*, 32> lanes{};  // each lane's register array
+  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's register array
   std::vector<unsigned> registers;
   tlm::tlm_extension_base* clone() const override { return new register_access_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {

@@ -14,7 +14,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/common/module.h"
+#include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
 #include "flynn/vector/dispatch.h"
 #include "flynn/vector/isa.h"
@@ -38,7 +38,7 @@ struct scalar_unit_params {
   std::vector<param_issue> check() const { return {}; }
 };
 
-class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
+class scalar_unit : public lt_initiator {
  public:
   using params = scalar_unit_params;
   tlm::tlm_initiator_socket<32> mem;              // data memory
@@ -69,12 +69,6 @@ class scalar_unit : public module, public tlm::tlm_bw_transport_if<> {
   // back (rounded up to the next edge).
   std::uint64_t to_vpu(std::uint64_t c) const;
   std::uint64_t from_vpu(std::uint64_t c) const;
-
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
-                                     sc_core::sc_time&) override {
-    return tlm::TLM_COMPLETED;
-  }
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   vec::program prog_;

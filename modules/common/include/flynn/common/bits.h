@@ -1,0 +1,25 @@
+// IEEE floating-point values as the bit patterns registers and memory hold, and back:
+// binary32 in 32 bits, binary64 in 64 bits. The bits are copied, never converted, so NaN
+// payloads and signed zeros survive the round trip.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace flynn {
+
+// The object representation of `from` read as a `To` of the same size.
+template <class To, class From>
+To copy_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From), "a bit pattern of the value's size");
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+
+inline std::uint32_t float_to_bits(float f) { return copy_bits<std::uint32_t>(f); }
+inline float bits_to_float(std::uint32_t x) { return copy_bits<float>(x); }
+inline std::uint64_t double_to_bits(double d) { return copy_bits<std::uint64_t>(d); }
+inline double bits_to_double(std::uint64_t x) { return copy_bits<double>(x); }
+
+}  // namespace flynn
