@@ -42,7 +42,7 @@ bool module::fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>
   if (addresses.empty() || addresses.size() > lanes_extension::max_lanes) return false;
   lanes.lanes = static_cast<unsigned>(addresses.size());
   lanes.lane_bytes = length / lanes.lanes;
-  lanes.active_mask = lanes.lanes == 32 ? 0xffffffffu : ((1u << lanes.lanes) - 1);
+  lanes.active_mask = first_lanes(lanes.lanes);
   for (unsigned l = 0; l < lanes.lanes; ++l) lanes.address[l] = addresses[l];
   return true;
 }

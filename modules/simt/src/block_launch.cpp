@@ -101,7 +101,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
       for (auto& lane : regs) std::fill_n(lane.begin(), registers_used_, 0u);
       w.r = std::move(regs);
       w.p.assign(p_.warp_size, 0);
-      const std::uint32_t mask = simt::first_lanes(w.threads);
+      const std::uint32_t mask = first_lanes(w.threads);
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
       w.ready_at = t;

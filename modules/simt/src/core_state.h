@@ -21,9 +21,6 @@ class tlm_generic_payload;
 
 namespace flynn::simt {
 
-// The mask of the first n lanes (n <= 32).
-constexpr std::uint32_t first_lanes(unsigned n) { return n >= 32 ? 0xffffffffu : ((1u << n) - 1); }
-
 // One warp slot: the warp it holds (registers, predicates, reconvergence stack) and its
 // scoreboard.
 struct warp {

@@ -7,9 +7,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 
+#include "flynn/common/bits.h"
 #include "flynn/simt/isa.h"
 
 namespace flynn::simt {
@@ -17,16 +17,8 @@ namespace flynn::simt {
 static_assert(FLT_EVAL_METHOD == 0, "lane arithmetic needs float arithmetic in float");
 
 // A 32-bit register as IEEE binary32, and back.
-inline float lane_float(std::uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-inline std::uint32_t lane_bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return x;
-}
+inline float lane_float(std::uint32_t x) { return bits_to_float(x); }
+inline std::uint32_t lane_bits(float f) { return float_to_bits(f); }
 
 // The result of an arithmetic instruction (add .. cvt) on one lane's operands; nothing for
 // an instruction that is not one of them (mov, ldparam, setp and selp read state beyond

@@ -81,7 +81,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     lanes_extension& ext = rq->ext;
     ext.lanes = static_cast<unsigned>(ls.size());
     ext.lane_bytes = in.width;
-    ext.active_mask = simt::first_lanes(ext.lanes);
+    ext.active_mask = first_lanes(ext.lanes);
     unsigned char* buf = pool_.buffer(gp);
     for (std::size_t k = 0; k < ls.size(); ++k) {
       ext.address[k] = base + addr[ls[k]];
@@ -226,8 +226,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
 // lat_lsu cycles later.
 std::uint64_t simt_core::memory_horizon() const {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::uint64_t c = now.value() / to_time(1).value();
-  return c + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
+  return to_cycles(now) + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
 }
 
 // Decisions at cycle t depend on the memory accesses in flight only once t reaches the

@@ -271,7 +271,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
 std::vector<simt::warp*> simt_core::form_warp(warp& w, std::uint64_t t) {
   std::vector<warp*> group{&w};
   if (p_.divergence != divergence_policy::dwf) return group;
-  const std::uint32_t full = simt::first_lanes(p_.warp_size);
+  const std::uint32_t full = first_lanes(p_.warp_size);
   const std::uint32_t pc = w.stack.back().pc;
   std::uint32_t lanes = w.stack.back().mask & ~w.exited;
   if (lanes == full) return group;
@@ -545,7 +545,7 @@ void simt_core::run() {
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
     // decides at simulated time instead of running ahead on a guess.
     const bool pending = async_pending();
-    if (pending && to_time(t) > sc_core::sc_time_stamp()) wait(to_time(t) - sc_core::sc_time_stamp());
+    if (pending) wait_until(t);
     sync_for_memory(t);
     for (std::size_t s = 0; s < warps_.size(); ++s) {
       warp& w = *warps_[s];
@@ -573,7 +573,7 @@ void simt_core::run() {
   while (memory_in_flight_) wait(memory_news_);
   while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
-  if (to_time(end_) > sc_core::sc_time_stamp()) wait(to_time(end_) - sc_core::sc_time_stamp());
+  wait_until(end_);
   if (!fault_.empty()) {
     fault(fault_);
     return;

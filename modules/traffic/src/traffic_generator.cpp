@@ -139,7 +139,7 @@ bool traffic_cursor::next() {
   if (st.lanes) {
     lanes_.lanes = st.lanes;
     lanes_.lane_bytes = st.size;
-    lanes_.active_mask = st.lanes == 32 ? 0xffffffffu : ((1u << st.lanes) - 1);
+    lanes_.active_mask = first_lanes(st.lanes);
     for (unsigned l = 0; l < st.lanes; ++l)
       lanes_.address[l] =
           st.base + swizzle_offset(addr_ - st.base + l * static_cast<std::uint64_t>(st.lane_stride), st.swizzle);

@@ -16,6 +16,9 @@
 
 namespace flynn {
 
+// The mask of lanes 0 .. n-1 (n <= 32): all of a request's lanes, or a warp's threads.
+constexpr std::uint32_t first_lanes(unsigned n) { return n >= 32 ? 0xffffffffu : ((1u << n) - 1); }
+
 class lanes_extension : public tlm::tlm_extension<lanes_extension> {
  public:
   static constexpr unsigned max_lanes = 32;

@@ -1,0 +1,361 @@
+// The banked memory's timing core: when a request arrives and is admitted, which banks and
+// port cycles it reserves (wavefronts, conflicts), and the data it moves at the cycle the
+// model says, with the race checks of LT reads against writes landing earlier.
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "banked_memory_ports.h"
+#include "flynn/common/format.h"
+#include "flynn/tlm/wavefront_extension.h"
+
+namespace flynn {
+
+// ---------------------------------------------------------------------------- timing core
+
+std::uint64_t banked_memory::arrival_cycle(const sc_core::sc_time& delay) const {
+  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);  // a request between edges is taken at the next edge
+}
+
+bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) const {
+  const auto cmd = gp.get_command();
+  if ((cmd == tlm::TLM_READ_COMMAND && ps.kind == port_kind::store) ||
+      (cmd == tlm::TLM_WRITE_COMMAND && ps.kind == port_kind::load)) {
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return false;
+  }
+  if (gp.get_byte_enable_ptr() != nullptr) {
+    gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return false;
+  }
+  const std::uint64_t len = gp.get_data_length();
+  if (gp.get_streaming_width() < len) {
+    gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return false;
+  }
+  if (len == 0 || gp.get_data_ptr() == nullptr) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return false;
+  }
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    if (lx->lanes == 0 || lx->lanes > lanes_extension::max_lanes || lx->lane_bytes == 0 ||
+        len != std::uint64_t(lx->lanes) * lx->lane_bytes) {
+      gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return false;
+    }
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l) && (lx->address[l] >= p_.size_bytes ||
+                            lx->lane_bytes > p_.size_bytes - lx->address[l])) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+      }
+    return true;
+  }
+  const std::uint64_t a = gp.get_address();
+  if (a >= p_.size_bytes || len > p_.size_bytes - a) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  return true;
+}
+
+void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
+  scratch_.clear();
+  const unsigned wb = p_.word_bytes;
+  auto add_range = [&](std::uint64_t a, std::uint64_t len) {
+    for (std::uint64_t w = a / wb; w <= (a + len - 1) / wb; ++w)
+      scratch_.emplace_back(mapping_->bank_of(w), w);
+  };
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l)) add_range(lx->address[l], lx->lane_bytes);
+  } else {
+    add_range(gp.get_address(), gp.get_data_length());
+  }
+  if (scratch_.size() > 1) {  // lanes reading the same word share one access (broadcast)
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  }
+}
+
+// Wavefront j carries the j-th distinct word of every bank the request touches. A
+// wavefront issues one cycle after the previous one at the earliest and only when each of
+// its banks is free for the bank's busy time; data is back `latency` cycles after the last
+// wavefront issued. A port serves one request at a time: the request holds it from the
+// cycle it is taken to its last wavefront. Banks and ports keep occupancy calendars, so a
+// request is delayed only by what occupies them at its own cycles (see the arbitration
+// rule in docs/modules/banked_memory.md).
+banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
+                                             std::uint64_t arrival) {
+  collect_words(gp);
+  const std::size_t bank_base =
+      p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
+  const std::uint64_t busy = p_.busy_cycles();
+  forget_past();
+
+  // scratch_ is sorted by bank: runs_ marks where each bank's words begin.
+  runs_.clear();
+  std::size_t max_run = 0;
+  for (std::size_t i = 0; i < scratch_.size(); ++i)
+    if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
+  runs_.push_back(scratch_.size());
+  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+    max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
+
+  // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
+  // the previous one at which all of its banks are free (a bank's own earlier passes in this
+  // request included, as they are not booked yet).
+  auto schedule = [&](std::uint64_t t0) {
+    passes_.assign(max_run, 0);
+    std::uint64_t prev = 0;
+    for (std::size_t pass = 0; pass < max_run; ++pass) {
+      std::uint64_t when = pass == 0 ? t0 : prev + 1;
+      for (std::uint64_t before = UINT64_MAX; before != when;) {  // until every bank is free at `when`
+        before = when;
+        for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
+          if (runs_[r] + pass >= runs_[r + 1]) continue;
+          when = banks_[bank_base + scratch_[runs_[r]].first].first_free(when, busy);
+          if (pass > 0) when = std::max(when, passes_[pass - 1] + busy);  // its word of the previous pass
+        }
+      }
+      passes_[pass] = prev = when;
+    }
+    return prev;  // the last wavefront
+  };
+  // The port: the first cycle from `arrival` at which it is free for the whole request.
+  std::uint64_t t0 = ps.calendar.first_free(arrival, 1), last = schedule(t0);
+  for (std::uint64_t at; (at = ps.calendar.first_free(t0, last + 1 - t0)) != t0;) {
+    t0 = at;
+    last = schedule(t0);
+  }
+  // Port stall: cycles the port was still issuing an earlier request's extra wavefronts.
+  // (Waiting in line one request per cycle, or behind a request stalled on a bank, is the
+  // bank's stall, counted there.) The same for LT and AT traffic.
+  std::uint64_t prev_first = 0;
+  std::uint64_t ready = arrival;
+  if (ps.calendar.previous(t0, prev_first)) ready = std::max(arrival, prev_first + 1);
+  if (t0 > ready) port_stall_ += t0 - ready;
+
+  for (std::size_t pass = 0; pass < max_run; ++pass) {
+    const std::uint64_t when = passes_[pass];
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
+      if (runs_[r] + pass >= runs_[r + 1]) continue;
+      const unsigned bank = scratch_[runs_[r]].first;
+      occupancy_calendar& cal = banks_[bank_base + bank];
+      if (pass > 0 || when > t0) ++conflicts_;
+      cal.book(when, when + busy);
+      ++bank_accesses_[bank];
+      if (tracing_) record(bank_trace_[bank], when, when + busy);
+    }
+  }
+  // The cycle each word is accessed, for moving the data then (a single-port memory moves
+  // it at once: its requests are served in order).
+  word_when_.clear();
+  if (ports_.size() > 1)
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+      for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
+  std::sort(word_when_.begin(), word_when_.end());
+  const std::uint64_t first = max_run ? passes_[0] : t0;
+  wavefronts_ += max_run;
+  if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
+    served->wavefronts = static_cast<unsigned>(max_run);
+  word_accesses_ += scratch_.size();
+  const std::uint64_t done = last + p_.latency;
+  bank_stall_ += done - (t0 + p_.latency);
+  ps.calendar.book(t0, last + 1, first);
+  first_cycle_ = std::min(first_cycle_, first);
+  last_cycle_ = std::max(last_cycle_, last);
+  ++port_requests_[ps.adapter.index];
+  if (tracing_) record(port_trace_[ps.adapter.index], t0, last + 1);
+  if (timeline_)
+    timeline_->span(name(), "port" + std::to_string(ps.adapter.index),
+                    std::string(gp.is_read() ? "read " : "write ") + std::to_string(gp.get_data_length()) + " B",
+                    ++spans_, to_time(arrival), to_time(done));
+  return {first, done};
+}
+
+// Bookings that ended before the current cycle can no longer delay anyone: requests arrive
+// at the current cycle or later.
+void banked_memory::forget_past() {
+  if (++since_forget_ < 256) return;
+  since_forget_ = 0;
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  for (auto& b : banks_) b.forget_before(now);
+  for (auto& ps : ports_) ps->calendar.forget_before(now);
+  for (auto it = lt_reads_.begin(); it != lt_reads_.end();)
+    it = it->second.cycle < now ? lt_reads_.erase(it) : std::next(it);
+}
+
+// Data moves word by word at the cycle of the wavefront that carries the word: a write
+// takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
+// simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
+// cycles see them; a read for an earlier cycle does not.
+void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later) {
+  const bool rd = gp.is_read();
+  unsigned char* d = gp.get_data_ptr();
+  const unsigned wb = p_.word_bytes;
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  commit_until(now);
+  auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
+    for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
+      const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
+      unsigned char* b = buf + (lo - a);
+      std::uint64_t when = 0;  // unused by a single-port memory, which keeps no cycles
+      if (!word_when_.empty()) {
+        const auto it = std::lower_bound(word_when_.begin(), word_when_.end(), std::make_pair(w, std::uint64_t(0)));
+        if (it != word_when_.end() && it->first == w) when = it->second;
+      }
+      if (rd) {
+        std::memcpy(b, &data_[lo], hi - lo);
+        if (!pending_.empty()) overlay(w, when, lo, hi, b);
+        if (answer_later && ports_.size() > 1) {
+          watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
+          watched_words_[&gp].push_back(w);
+        } else if (p_.lt_race_fault && ports_.size() > 1 && when >= now) {
+          lt_reads_.emplace(w, lt_read{when, now, port});
+        }
+      } else {
+        write_word(w, when, lo, hi, b, port);
+      }
+    }
+  };
+  std::uint64_t moved = 0;
+  if (auto* lx = gp.get_extension<lanes_extension>()) {
+    lx->acknowledged = true;  // the lanes were honoured (initiators check this)
+    for (unsigned l = 0; l < lx->lanes; ++l)
+      if (lx->active(l)) {
+        one(lx->address[l], d + std::size_t(l) * lx->lane_bytes, lx->lane_bytes);
+        moved += lx->lane_bytes;
+      }
+  } else {
+    one(gp.get_address(), d, gp.get_data_length());
+    moved = gp.get_data_length();
+  }
+  if (rd) {
+    ++reads_;
+    bytes_read_ += moved;
+  } else {
+    ++writes_;
+    bytes_written_ += moved;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// Bytes [lo, hi) of word w, written at cycle `when`: at once when that cycle has come and no
+// earlier write to the word waits, else queued.
+void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
+                               const unsigned char* src, unsigned port) {
+  // With one port, requests are served in the order they come, each after the last one's
+  // wavefronts: no later request can access the word before this write, so it is made now.
+  if (ports_.size() == 1) {
+    std::memcpy(&data_[lo], src, hi - lo);
+    return;
+  }
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  if (!lt_reads_.empty()) check_lt_reads(w, when, port);
+  if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
+    std::memcpy(&data_[lo], src, hi - lo);
+    if (!watch_.empty()) refresh_watchers(w, when);
+    return;
+  }
+  pending_write pw{when, write_seq_++, lo, static_cast<unsigned>(hi - lo), {}, {}};
+  if (pw.len <= pw.small.size())
+    std::memcpy(pw.small.data(), src, pw.len);
+  else
+    pw.large.assign(src, src + pw.len);
+  pending_.emplace(w, std::move(pw));
+  commit_order_.push({when, write_seq_ - 1, w});
+  if (!watch_.empty()) refresh_watchers(w, when);
+}
+
+// A write to word w landing at cycle `when`, granted after an LT read that reads the word at
+// that cycle or later: the read was answered when it was granted and cannot see the write,
+// which the hardware's read would return. The write was made before the read completed, so
+// nothing in the program orders the two: a race, reported as a simulated fault naming both.
+// (An AT read is answered at its response and sees the write: see refresh_watchers.)
+void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port) {
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  const auto range = lt_reads_.equal_range(w);
+  for (auto it = range.first; it != range.second;) {
+    const lt_read& r = it->second;
+    if (r.cycle < now) {  // past: no later write can land before it
+      it = lt_reads_.erase(it);
+      continue;
+    }
+    if (r.cycle >= when && r.port != port && race_.empty()) {
+      race_ = "race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
+            " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
+            ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
+            std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
+            "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
+            "the hardware would (an AT read would)";
+      race_ev_.notify(sc_core::SC_ZERO_TIME);  // reported from a thread (this may run in the arbiter method)
+    }
+    ++it;
+  }
+}
+
+// A write to word w landing at cycle `when`, granted after AT reads that read the word at
+// that cycle or later and are not answered yet: their bytes are read again as the word is
+// at their cycles. (The array holds the writes of cycles up to now, and every write a read
+// can see lands at the read's cycle or earlier, so it is the array plus the queued writes
+// up to the read's cycle.)
+void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
+  const auto range = watch_.equal_range(w);
+  for (auto it = range.first; it != range.second; ++it) {
+    const read_watch& r = it->second;
+    if (r.cycle < when) continue;
+    std::memcpy(r.dst, &data_[r.lo], r.hi - r.lo);
+    overlay(w, r.cycle, r.lo, r.hi, r.dst);
+  }
+}
+
+void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
+  const auto words = watched_words_.find(gp);
+  if (words == watched_words_.end()) return;
+  for (const std::uint64_t w : words->second) {
+    const auto range = watch_.equal_range(w);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second.gp == gp) {
+        watch_.erase(it);
+        break;
+      }
+  }
+  watched_words_.erase(words);
+}
+
+// A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in
+// (cycle, order) order.
+void banked_memory::overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
+                            unsigned char* dst) const {
+  const auto range = pending_.equal_range(w);
+  if (range.first == range.second) return;
+  std::vector<const pending_write*>& seen = overlay_scratch_;
+  seen.clear();
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->second.cycle <= when) seen.push_back(&it->second);
+  std::sort(seen.begin(), seen.end(), [](const pending_write* x, const pending_write* y) {
+    return std::tie(x->cycle, x->seq) < std::tie(y->cycle, y->seq);
+  });
+  for (const pending_write* pw : seen) {
+    const std::uint64_t a = std::max(lo, pw->addr), b = std::min(hi, pw->addr + pw->len);
+    if (a < b) std::memcpy(dst + (a - lo), pw->bytes() + (a - pw->addr), b - a);
+  }
+}
+
+// Lands the queued writes of cycles up to `cycle` in the array, in (cycle, order) order.
+void banked_memory::commit_until(std::uint64_t cycle) const {
+  while (!commit_order_.empty() && commit_order_.top().cycle <= cycle) {
+    const landing l = commit_order_.top();
+    commit_order_.pop();
+    const auto range = pending_.equal_range(l.word);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second.seq == l.seq) {
+        std::memcpy(&data_[it->second.addr], it->second.bytes(), it->second.len);
+        pending_.erase(it);
+        break;
+      }
+  }
+}
+
+}  // namespace flynn
