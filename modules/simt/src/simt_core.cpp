@@ -352,8 +352,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     }
     case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
     case op::tma_store: case op::tma_wait: case op::wgmma: case op::wgmma_commit: case op::wgmma_wait: {
-      const simt::async_context cx{launch_, p_.warp_size, p_.lat_lsu, tma.size() ? tma.operator->() : nullptr,
-                                   gmma.size() ? gmma.operator->() : nullptr};
+      const simt::async_context cx{launch_, p_.warp_size, p_.lat_lsu, tma_unit(), gmma_unit()};
       const auto err = simt::execute_async(w, blocks_[w.block], in, mask, t, cx, *async_n_, mbar_tracer_.get());
       if (err) set_fault(w, err->lane, err->what);
       done = (err ? t : t + p_.lat_alu) + occupancy;
@@ -481,7 +480,7 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
   }
   if (in.code == op::mbar_wait || in.code == op::wgmma_wait)
     r = std::max(r, simt::async_ready(w, blocks_[w.block], in, w.guarded(w.active(), in, p_.warp_size),
-                                      gmma.size() ? gmma.operator->() : nullptr));
+                                      gmma_unit()));
   if (in.code == op::tma_wait && w.tma_last_store) {  // its stores' completion, once known
     const std::uint64_t done = tma->store_done(w.tma_last_store);
     r = std::max(r, done == tma_if::unknown_store ? unknown_cycle : done);
@@ -518,7 +517,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
     return true;
   }
   if (!first) {
-    fault_ = simt::blocked_report(kernel_, blocks_, warps_, p_.warp_size, gmma.size() ? gmma.operator->() : nullptr);
+    fault_ = simt::blocked_report(kernel_, blocks_, warps_, p_.warp_size, gmma_unit());
     return false;
   }
   if (next <= t) {  // ready, but the scheduler may not pick it this cycle (two-level set)

@@ -120,6 +120,9 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   unsigned block_registers() const;
   void set_fault(const warp& w, unsigned lane, const std::string& what);
   void set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what);
+  // The bound asynchronous units, nullptr where none is bound.
+  gmma_if* gmma_unit() { return gmma.size() ? gmma.operator->() : nullptr; }
+  tma_if* tma_unit() { return tma.size() ? tma.operator->() : nullptr; }
   bool async_pending() const;                 // TMA loads or MMAs whose results are not known yet
   void wait_async(std::uint64_t until);       // until that cycle or news from them
   const warp* unknown_warp() const;
