@@ -62,9 +62,13 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
 void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
   scratch_.clear();
   const unsigned wb = p_.word_bytes;
+  bool ordered = true;  // (bank, word) strictly increasing so far: nothing to sort or merge
   auto add_range = [&](std::uint64_t a, std::uint64_t len) {
-    for (std::uint64_t w = a / wb; w <= (a + len - 1) / wb; ++w)
-      scratch_.emplace_back(mapping_->bank_of(w), w);
+    for (std::uint64_t w = a / wb, last = (a + len - 1) / wb; w <= last; ++w) {
+      const std::pair<unsigned, std::uint64_t> x(mapping_->bank_of(w), w);
+      if (ordered && !scratch_.empty() && !(scratch_.back() < x)) ordered = false;
+      scratch_.push_back(x);
+    }
   };
   if (const auto* lx = gp.get_extension<lanes_extension>()) {
     for (unsigned l = 0; l < lx->lanes; ++l)
@@ -72,7 +76,7 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
   } else {
     add_range(gp.get_address(), gp.get_data_length());
   }
-  if (scratch_.size() > 1) {  // lanes reading the same word share one access (broadcast)
+  if (!ordered) {  // lanes reading the same word share one access (broadcast)
     std::sort(scratch_.begin(), scratch_.end());
     scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
   }
@@ -196,7 +200,14 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   const unsigned wb = p_.word_bytes;
   const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   commit_until(now);
+  // A single-port memory serves its requests in order: the bytes move at once, as a block.
+  const bool in_order = ports_.size() == 1;
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
+    if (in_order) {
+      if (rd) std::memcpy(buf, &data_[a], n);
+      else std::memcpy(&data_[a], buf, n);
+      return;
+    }
     for (std::uint64_t w = a / wb; w <= (a + n - 1) / wb; ++w) {
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
       unsigned char* b = buf + (lo - a);

@@ -105,6 +105,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
       w.ready_at = t;
+      w.ready_known = false;
       w.age = age_++;
       bs.warps.push_back(slot);
       if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(to_time(t), 1);

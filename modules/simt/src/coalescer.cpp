@@ -4,21 +4,25 @@
 
 namespace flynn::simt {
 
-std::vector<std::vector<unsigned>> coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
-                                            unsigned segment_bytes) {
-  std::vector<std::vector<unsigned>> groups;
-  std::vector<std::uint64_t> segments;
-  for (unsigned l : lanes) {
-    const std::uint64_t s = addr[l] / segment_bytes;
-    const auto it = std::find(segments.begin(), segments.end(), s);
-    if (it == segments.end()) {
-      segments.push_back(s);
-      groups.push_back({l});
-    } else {
-      groups[static_cast<std::size_t>(it - segments.begin())].push_back(l);
-    }
+void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr, unsigned segment_bytes,
+              lane_groups& out) {
+  out.segments.clear();
+  out.group_of.resize(lanes.size());
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const std::uint64_t s = addr[lanes[i]] / segment_bytes;
+    const auto it = std::find(out.segments.begin(), out.segments.end(), s);
+    out.group_of[i] = static_cast<unsigned>(it - out.segments.begin());
+    if (it == out.segments.end()) out.segments.push_back(s);
   }
-  return groups;
+  // Counting sort by group, stable: begin[g] is where group g starts.
+  out.begin.assign(out.segments.size() + 1, 0);
+  for (const unsigned g : out.group_of) ++out.begin[g + 1];
+  for (std::size_t g = 1; g < out.begin.size(); ++g) out.begin[g] += out.begin[g - 1];
+  out.lanes.resize(lanes.size());
+  std::vector<unsigned>& next = out.group_of;  // reused: each lane's slot, in place of its group
+  out.fill.assign(out.begin.begin(), out.begin.end() - 1);
+  for (std::size_t i = 0; i < lanes.size(); ++i) next[i] = static_cast<unsigned>(out.fill[next[i]]++);
+  for (std::size_t i = 0; i < lanes.size(); ++i) out.lanes[next[i]] = lanes[i];
 }
 
 }  // namespace flynn::simt

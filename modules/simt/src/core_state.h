@@ -15,9 +15,7 @@
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tlm/lanes_extension.h"
 
-namespace tlm {
-class tlm_generic_payload;
-}
+#include <tlm>
 
 namespace flynn::simt {
 
@@ -48,6 +46,11 @@ struct warp {
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
+  // The scoreboard's answer (simt_core::ready_time) as last computed, while nothing it
+  // depends on has changed: every change to the warp's state clears `ready_known`. (An
+  // instruction that waits on the asynchronous units is asked each time.)
+  std::uint64_t ready_cycle = 0;
+  bool ready_known = false;
 
   // The threads of the top stack entry that have not exited.
   std::uint32_t active() const { return stack.back().mask & ~exited; }
@@ -97,6 +100,21 @@ struct memory_op {
   unsigned failed_group = 0, failed_lane = 0;
 };
 
+struct memory_request;
+
+// The load/store unit's own extension on a payload it has in flight: the request record it
+// belongs to (null on a payload that is not in flight).
+struct request_tag final : tlm::tlm_extension<request_tag> {
+  memory_request* rq = nullptr;
+  tlm::tlm_extension_base* clone() const override {
+    auto* t = new request_tag;
+    t->rq = rq;
+    return t;
+  }
+  void copy_from(const tlm::tlm_extension_base& e) override { rq = static_cast<const request_tag&>(e).rq; }
+};
+
+// Request records are kept by the core and reused: `gp` is null while one is free.
 struct memory_request {
   std::shared_ptr<memory_op> op;
   tlm::tlm_generic_payload* gp = nullptr;
@@ -104,6 +122,7 @@ struct memory_request {
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order
   std::uint64_t arrival = 0;     // the cycle the request reaches the memory
   lanes_extension ext;
+  request_tag tag;
 };
 
 }  // namespace flynn::simt

@@ -27,11 +27,12 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
                                         std::uint64_t occupancy) {
   const bool store = in.code == op::st;
   const unsigned words = in.width / 4;
-  std::vector<unsigned> lanes;
-  for (unsigned l = 0; l < p_.warp_size; ++l)
-    if (((mask >> l) & 1) && w.guard(l, in)) lanes.push_back(l);
+  std::vector<unsigned>& lanes = lsu_lanes_;
+  lanes.clear();
+  for (std::uint32_t m = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size); m; m &= m - 1)
+    lanes.push_back(static_cast<unsigned>(__builtin_ctz(m)));
   if (lanes.empty()) return t + p_.lat_alu;
-  std::vector<std::uint64_t> addr(p_.warp_size);
+  std::vector<std::uint64_t>& addr = lsu_addr_;
   const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
   for (unsigned l : lanes) {
     addr[l] = w.address(l, in);
@@ -45,14 +46,15 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     }
   }
   // Group lanes into requests: by segment for global, all together for shared.
-  std::vector<std::vector<unsigned>> groups;
+  simt::lane_groups& groups = *lsu_groups_;
   if (in.sp == simt::space::global) {
-    groups = simt::coalesce(lanes, addr, p_.segment_bytes);
+    simt::coalesce(lanes, addr, p_.segment_bytes, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
     sched_->long_latency(w.slot);
   } else {
-    groups.push_back(lanes);
+    groups.lanes = lanes;
+    groups.begin.assign({0, lanes.size()});
     ++shared_requests_;
   }
   const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
@@ -69,21 +71,29 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   mo->groups_left = static_cast<unsigned>(groups.size());
   mo->slot_bound = t + occupancy + p_.lat_lsu;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& ls = groups[g];
+    const unsigned* ls = groups.group(g);
+    const std::size_t n = groups.group_size(g);
     tlm::tlm_generic_payload* gp = pool_.allocate();
-    auto rq = std::make_unique<simt::memory_request>();
-    rq->op = mo;
-    rq->gp = gp;
-    rq->group = static_cast<unsigned>(g);
-    rq->port = port;
-    rq->lanes = ls;
-    rq->arrival = t + p_.lat_lsu + g;
-    lanes_extension& ext = rq->ext;
-    ext.lanes = static_cast<unsigned>(ls.size());
+    if (free_requests_.empty()) {
+      requests_.push_back(std::make_unique<simt::memory_request>());
+      free_requests_.push_back(requests_.back().get());
+    }
+    simt::memory_request& rq = *free_requests_.back();
+    free_requests_.pop_back();
+    rq.op = mo;
+    rq.gp = gp;
+    rq.group = static_cast<unsigned>(g);
+    rq.port = port;
+    rq.lanes.assign(ls, ls + n);
+    rq.arrival = t + p_.lat_lsu + g;
+    rq.tag.rq = &rq;
+    rq.ext = lanes_extension{};
+    lanes_extension& ext = rq.ext;
+    ext.lanes = static_cast<unsigned>(n);
     ext.lane_bytes = in.width;
     ext.active_mask = first_lanes(ext.lanes);
     unsigned char* buf = pool_.buffer(gp);
-    for (std::size_t k = 0; k < ls.size(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       ext.address[k] = base + addr[ls[k]];
       if (store)
         for (unsigned wd = 0; wd < words; ++wd)
@@ -92,17 +102,17 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     gp->set_address(ext.address[0]);
     gp->set_data_ptr(buf);
-    gp->set_data_length(static_cast<unsigned>(ls.size() * in.width));
-    gp->set_streaming_width(static_cast<unsigned>(ls.size() * in.width));
+    gp->set_data_length(static_cast<unsigned>(n * in.width));
+    gp->set_streaming_width(static_cast<unsigned>(n * in.width));
     gp->set_byte_enable_ptr(nullptr);
     gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     gp->set_extension(&ext);
+    gp->set_extension(&rq.tag);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
     ++memory_in_flight_;
-    requests_.emplace(gp, std::move(rq));
     to_send_[port].push_back(gp);
   }
-  lsu_transactions_.set(to_time(t), groups.size());
+  if (lsu_transactions_.enabled()) lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;
 }
 
@@ -113,7 +123,7 @@ void simt_core::send_requests(unsigned port) {
   while (!awaiting_end_req_[port] && !to_send_[port].empty()) {
     tlm::tlm_generic_payload* gp = to_send_[port].front();
     to_send_[port].pop_front();
-    simt::memory_request& rq = *requests_.at(gp);
+    simt::memory_request& rq = *request_of(*gp);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time at = std::max(to_time(rq.arrival), request_phase_end_[port]);
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
@@ -129,12 +139,12 @@ void simt_core::send_requests(unsigned port) {
 
 tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                               sc_core::sc_time& delay) {
-  const auto it = requests_.find(&gp);
-  if (it == requests_.end()) {
+  const simt::memory_request* rq = request_of(gp);
+  if (!rq) {
     fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
     return tlm::TLM_COMPLETED;
   }
-  const unsigned port = it->second->port;
+  const unsigned port = rq->port;
   if (ph == tlm::END_REQ) {
     if (awaiting_end_req_[port] == &gp) {
       awaiting_end_req_[port] = nullptr;
@@ -159,9 +169,9 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
 // One request's response: the data it carried are final. When the instruction's last
 // request is in, the loaded values land in the registers and the scoreboard learns when.
 void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
-  auto node = requests_.extract(gp);
-  simt::memory_request& rq = *node.mapped();
-  simt::memory_op& mo = *rq.op;
+  simt::memory_request& rq = *request_of(*gp);
+  const std::shared_ptr<simt::memory_op> op_ref = std::move(rq.op);
+  simt::memory_op& mo = *op_ref;
   const simt::instr& in = *mo.in;
   const bool store = in.code == op::st;
   mo.done = std::max(mo.done, to_cycles_ceil(at));
@@ -186,11 +196,16 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
       for (unsigned wd = 0; wd < words; ++wd)
         std::memcpy(&w.r[rq.lanes[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
   }
+  const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);
+  gp->clear_extension(&rq.tag);
   gp->release();
+  rq.gp = nullptr;
+  rq.tag.rq = nullptr;
+  free_requests_.push_back(&rq);  // (not reused before this returns)
   --memory_in_flight_;
   block_slot& bs = blocks_[mo.block];
-  if (rq.port == 1) --bs.memory_in_flight;
+  if (port == 1) --bs.memory_in_flight;
   if (--mo.groups_left == 0) {
     const std::uint64_t done = mo.done + p_.lat_lsu;
     if (!mo.failure.empty()) {
@@ -202,6 +217,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
         sum += done - mo.issued;
       }
       if (same_warp && w.live) {
+        w.ready_known = false;
         if (!store) simt::writes(in).for_each([&](unsigned x) { w.reg_ready[x] = done; });
         if (p_.inflight > 1) {
           // The instruction's in-flight slot: a load's until it completes, a store's until it
@@ -217,8 +233,14 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     }
     end_ = std::max(end_, done);
   }
-  if (rq.port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
+  if (port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
   memory_news_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The request record of a payload the unit has in flight (nullptr for any other payload).
+simt::memory_request* simt_core::request_of(tlm::tlm_generic_payload& gp) const {
+  const auto* tag = gp.get_extension<simt::request_tag>();
+  return tag && tag->rq && tag->rq->gp == &gp ? tag->rq : nullptr;
 }
 
 // The first cycle at which a memory access not answered yet could make its warp ready: its
@@ -273,8 +295,8 @@ std::string simt_core::memory_report() const {
   const auto rank = [this](const simt::memory_request& r) {
     return std::make_tuple(awaiting_end_req_[r.port] == r.gp ? 0 : 1, r.op->issued, r.port, r.group);
   };
-  for (const auto& entry : requests_)
-    if (!stuck || rank(*entry.second) < rank(*stuck)) stuck = entry.second.get();
+  for (const auto& rq : requests_)
+    if (rq->gp && (!stuck || rank(*rq) < rank(*stuck))) stuck = rq.get();
   if (!stuck) return {};
   const simt::memory_op& mo = *stuck->op;
   const auto& queue = to_send_[stuck->port];

@@ -4,11 +4,14 @@
 #include "flynn/simt/simt_core.h"
 
 #include <algorithm>
+#include <array>
 #include <bitset>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "async_ops.h"
+#include "coalescer.h"
 #include "core_state.h"
 #include "lane_alu.h"
 #include "stall_reports.h"
@@ -68,6 +71,8 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   }
   per_warp_.resize(p_.max_warps);
   active_hist_.resize(p_.warp_size + 1);
+  lsu_addr_.resize(p_.warp_size);
+  lsu_groups_ = std::make_unique<simt::lane_groups>();
   async_n_ = std::make_unique<simt::async_counters>();
   mbar_tracer_ = std::make_unique<simt::mbarrier_tracer>();
   SC_HAS_PROCESS(simt_core);
@@ -125,8 +130,11 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
 // A run stopped by a fault leaves requests in flight; their payloads must not take the
 // lanes extensions (members of the request records) with them when the pool goes.
 simt_core::~simt_core() {
-  for (auto& [gp, rq] : requests_)
-    if (gp->get_extension<lanes_extension>() == &rq->ext) gp->clear_extension(&rq->ext);
+  for (auto& rq : requests_) {
+    if (!rq->gp) continue;
+    if (rq->gp->get_extension<lanes_extension>() == &rq->ext) rq->gp->clear_extension(&rq->ext);
+    if (rq->gp->get_extension<simt::request_tag>() == &rq->tag) rq->gp->clear_extension(&rq->tag);
+  }
 }
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
@@ -134,52 +142,86 @@ std::uint64_t simt_core::instructions_executed() const { return warp_instr_.valu
 
 // ---------------------------------------------------------------------------- execution
 
+namespace {
+// One arithmetic instruction over a warp's executing lanes, its opcode fixed at compile time
+// so that lane_arithmetic's selection folds away: the lane loop is the whole work.
+template <simt::op O>
+void arithmetic_lanes(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
+  const bool b_imm = in.b_imm;
+  const auto imm = static_cast<std::uint32_t>(in.imm);
+  for (; lanes; lanes &= lanes - 1) {
+    auto& r = w.r[static_cast<unsigned>(__builtin_ctz(lanes))];
+    r[in.rd] = *simt::lane_arithmetic(O, r[in.ra], b_imm ? imm : r[in.rb], r[in.rc]);
+  }
+}
+
+using lanes_fn = void (*)(simt::warp&, const simt::instr&, std::uint32_t);
+
+// The arithmetic instructions' lane loops, indexed by opcode (nullptr: not arithmetic).
+template <std::size_t... I>
+std::array<lanes_fn, sizeof...(I)> arithmetic_table(std::index_sequence<I...>) {
+  return {(simt::lane_arithmetic(static_cast<simt::op>(I), 0, 1, 0)
+               ? &arithmetic_lanes<static_cast<simt::op>(I)>
+               : nullptr)...};
+}
+}  // namespace
+
+// An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
+// fails), each lane on its own registers; returns the pipeline's latency.
 std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
+  static const auto arithmetic = arithmetic_table(std::make_index_sequence<static_cast<std::size_t>(op::setp)>());
+  const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
   const block_slot& bs = blocks_[w.block];
-  for (unsigned l = 0; l < p_.warp_size; ++l) {
-    if (!((mask >> l) & 1) || !w.guard(l, in)) continue;
-    auto& r = w.r[l];
-    const std::uint32_t a = r[in.ra];
-    const std::uint32_t b = in.b_imm ? static_cast<std::uint32_t>(in.imm) : r[in.rb];
-    std::uint32_t v = 0;
-    switch (in.code) {
-      case op::mov: {
-        const unsigned tid = w.index * p_.warp_size + l;
-        switch (in.sreg) {
-          case simt::special::tid: v = tid; break;
-          case simt::special::ntid: v = launch_.block; break;
-          case simt::special::ctaid: v = bs.id; break;
-          case simt::special::nctaid: v = launch_.grid; break;
-          case simt::special::laneid: v = l; break;
-          case simt::special::warpid: v = w.index; break;
-          default: v = in.b_imm ? static_cast<std::uint32_t>(in.imm) : a; break;
-        }
-        break;
+  const auto imm = static_cast<std::uint32_t>(in.imm);
+  const auto each = [&](auto f) {
+    for (std::uint32_t m = lanes; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctz(m)));
+  };
+  switch (in.code) {
+    case op::mov:
+      switch (in.sreg) {
+        case simt::special::tid: each([&](unsigned l) { w.r[l][in.rd] = w.index * p_.warp_size + l; }); break;
+        case simt::special::laneid: each([&](unsigned l) { w.r[l][in.rd] = l; }); break;
+        case simt::special::ntid: each([&](unsigned l) { w.r[l][in.rd] = launch_.block; }); break;
+        case simt::special::ctaid: each([&](unsigned l) { w.r[l][in.rd] = bs.id; }); break;
+        case simt::special::nctaid: each([&](unsigned l) { w.r[l][in.rd] = launch_.grid; }); break;
+        case simt::special::warpid: each([&](unsigned l) { w.r[l][in.rd] = w.index; }); break;
+        default:
+          if (in.b_imm) each([&](unsigned l) { w.r[l][in.rd] = imm; });
+          else each([&](unsigned l) { w.r[l][in.rd] = w.r[l][in.ra]; });
+          break;
       }
-      case op::ldparam: {
-        const auto i = static_cast<std::size_t>(in.imm);
-        if (i >= launch_.params.size()) {
-          set_fault(w, l, "kernel parameter " + std::to_string(i) + " not given (" +
-                              std::to_string(launch_.params.size()) + " parameters)");
-          return 0;
-        }
-        v = launch_.params[i];
-        break;
+      break;
+    case op::ldparam: {
+      if (!lanes) break;
+      const auto i = static_cast<std::size_t>(in.imm);
+      if (i >= launch_.params.size()) {
+        set_fault(w, static_cast<unsigned>(__builtin_ctz(lanes)),
+                  "kernel parameter " + std::to_string(i) + " not given (" + std::to_string(launch_.params.size()) +
+                      " parameters)");
+        return 0;
       }
-      case op::setp: {
-        const bool x = simt::lane_compare(in.cond, in.ty, a, b);
-        w.p[l] = static_cast<std::uint8_t>((w.p[l] & ~(1u << in.rd)) | (unsigned(x) << in.rd));
-        continue;
-      }
-      case op::selp: v = ((w.p[l] >> in.rc) & 1) ? a : b; break;
-      default: {
-        const auto x = simt::lane_arithmetic(in.code, a, b, r[in.rc]);
-        if (!x) continue;
-        v = *x;
-        break;
-      }
+      const std::uint32_t v = launch_.params[i];
+      each([&](unsigned l) { w.r[l][in.rd] = v; });
+      break;
     }
-    r[in.rd] = v;
+    case op::setp:
+      each([&](unsigned l) {
+        const auto& r = w.r[l];
+        const bool x = simt::lane_compare(in.cond, in.ty, r[in.ra], in.b_imm ? imm : r[in.rb]);
+        w.p[l] = static_cast<std::uint8_t>((w.p[l] & ~(1u << in.rd)) | (unsigned(x) << in.rd));
+      });
+      break;
+    case op::selp:
+      each([&](unsigned l) {
+        auto& r = w.r[l];
+        r[in.rd] = ((w.p[l] >> in.rc) & 1) ? r[in.ra] : in.b_imm ? imm : r[in.rb];
+      });
+      break;
+    default: {
+      const auto i = static_cast<std::size_t>(in.code);
+      if (i < arithmetic.size() && arithmetic[i]) arithmetic[i](w, in, lanes);
+      break;
+    }
   }
   switch (simt::pipeline_of(in.code)) {
     case simt::pipeline::multiplier: return p_.lat_mul;
@@ -235,6 +277,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
     if (!x.live) continue;
     x.at_barrier = false;
     x.ready_at = std::max(x.ready_at, release);
+    x.ready_known = false;
     if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(s)].set(to_time(release), 1);
   }
 }
@@ -406,6 +449,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   if (p_.inflight > 1)
     w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
+  w.ready_known = false;
   send_requests(0);
   send_requests(1);
   return done;
@@ -488,6 +532,18 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
   return r;
 }
 
+// ready_time, asked again only when the warp's state has changed since it was last asked
+// or when its instruction waits on the asynchronous units. (With several instructions in
+// flight, ready_time also drops the entries completed by t; an answer kept from an earlier
+// cycle is the same cycle when it is after t, and at or before t when the fresh one is.)
+std::uint64_t simt_core::next_ready(warp& w, std::uint64_t t) {
+  if (w.ready_known) return w.ready_cycle;
+  w.ready_cycle = ready_time(w, t);
+  const op c = w.stack.empty() ? op::nop : kernel_.code[w.stack.back().pc].code;
+  w.ready_known = c != op::mbar_wait && c != op::wgmma_wait && c != op::tma_wait;
+  return w.ready_cycle;
+}
+
 // No warp could be picked at cycle t: move t to the next cycle one can (counting the idle
 // cycles by the cause of the first warp to become ready), or wait in simulated time for
 // the responses and unit progress that decide it. False when nothing can ever issue again
@@ -497,7 +553,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
   const warp* first = nullptr;
   for (auto& w : warps_)
     if (w->live && !w->at_barrier) {
-      const std::uint64_t r = ready_time(*w, t);
+      const std::uint64_t r = next_ready(*w, t);
       if (r < next) {
         next = r;
         first = w.get();
@@ -550,9 +606,7 @@ void simt_core::run() {
       warp& w = *warps_[s];
       views[s].present = w.live;
       views[s].age = w.age;
-      // (ready_time is never before ready_at; with one instruction in flight it has no side
-      // effect, so a warp still busy need not be asked.)
-      views[s].ready = w.live && !w.at_barrier && (p_.inflight > 1 || w.ready_at <= t) && ready_time(w, t) <= t;
+      views[s].ready = w.live && !w.at_barrier && next_ready(w, t) <= t;
     }
     const int s = sched_->pick(views);
     if (s < 0) {

@@ -35,6 +35,7 @@ namespace simt {  // the core's parts (modules/simt/src)
 struct warp;
 struct block_slot;
 struct memory_request;
+struct lane_groups;
 struct async_counters;
 class mbarrier_tracer;
 }  // namespace simt
@@ -108,6 +109,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   using block_slot = simt::block_slot;
   void run();
   std::uint64_t ready_time(warp& w, std::uint64_t t);
+  std::uint64_t next_ready(warp& w, std::uint64_t t);
   bool idle(std::uint64_t& t, bool async_in_progress);
   void launch_blocks(std::uint64_t t);
   std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
@@ -142,7 +144,14 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   void wait_memory(std::uint64_t next);
   std::string memory_report() const;
   payload_pool pool_{32 * 16};  // a warp's lanes x the widest access
-  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<simt::memory_request>> requests_;
+  // Request records (in flight while their gp is set; reused), the free ones, and scratch
+  // of execute_memory.
+  std::vector<std::unique_ptr<simt::memory_request>> requests_;
+  std::vector<simt::memory_request*> free_requests_;
+  simt::memory_request* request_of(tlm::tlm_generic_payload& gp) const;
+  std::vector<unsigned> lsu_lanes_;
+  std::vector<std::uint64_t> lsu_addr_;
+  std::unique_ptr<simt::lane_groups> lsu_groups_;
   std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
   tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
   sc_core::sc_time request_phase_end_[2];  // the last END_REQ's annotated time, per socket
