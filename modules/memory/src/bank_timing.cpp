@@ -202,6 +202,10 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   commit_until(now);
   // A single-port memory serves its requests in order: the bytes move at once, as a block.
   const bool in_order = ports_.size() == 1;
+  // word_when_ is sorted by word and the words come mostly in increasing order: the entry
+  // after the last one found is tried first.
+  auto next_when = word_when_.cbegin();
+  word_list* watched = nullptr;  // this request's watched words
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {
       if (rd) std::memcpy(buf, &data_[a], n);
@@ -213,20 +217,24 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
       unsigned char* b = buf + (lo - a);
       std::uint64_t when = 0;  // unused by a single-port memory, which keeps no cycles
       if (!word_when_.empty()) {
-        const auto it = std::lower_bound(word_when_.begin(), word_when_.end(), std::make_pair(w, std::uint64_t(0)));
-        if (it != word_when_.end() && it->first == w) when = it->second;
+        if (next_when == word_when_.cend() || next_when->first != w)
+          next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
+        if (next_when != word_when_.cend() && next_when->first == w) when = (next_when++)->second;
       }
       if (rd) {
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty()) overlay(w, when, lo, hi, b);
-        if (answer_later && ports_.size() > 1) {
+        if (answer_later) {
           watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
-          watched_words_[&gp].push_back(w);
-        } else if (p_.lt_race_fault && ports_.size() > 1 && when >= now) {
+          if (!watched)
+            watched = &watched_words_.try_emplace(&gp, word_list(recycling_allocator<std::uint64_t>(&word_records_)))
+                            .first->second;
+          watched->push_back(w);
+        } else if (p_.lt_race_fault && when >= now) {
           lt_reads_.emplace(w, lt_read{when, now, port});
         }
       } else {
-        write_word(w, when, lo, hi, b, port);
+        write_word(w, when, lo, hi, b, port, now);
       }
     }
   };
@@ -252,17 +260,16 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-// Bytes [lo, hi) of word w, written at cycle `when`: at once when that cycle has come and no
-// earlier write to the word waits, else queued.
+// Bytes [lo, hi) of word w, written at cycle `when` (`now`: the current cycle): at once when
+// that cycle has come and no earlier write to the word waits, else queued.
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
-                               const unsigned char* src, unsigned port) {
+                               const unsigned char* src, unsigned port, std::uint64_t now) {
   // With one port, requests are served in the order they come, each after the last one's
   // wavefronts: no later request can access the word before this write, so it is made now.
   if (ports_.size() == 1) {
     std::memcpy(&data_[lo], src, hi - lo);
     return;
   }
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   if (!lt_reads_.empty()) check_lt_reads(w, when, port);
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);

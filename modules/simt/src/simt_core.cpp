@@ -311,8 +311,9 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
 // Dynamic warp formation: ready warps whose next instruction is at the same PC join the
 // issue when none of their active threads' home lanes is taken (the register file is
 // partitioned by lane, so a thread cannot move to another lane).
-std::vector<simt::warp*> simt_core::form_warp(warp& w, std::uint64_t t) {
-  std::vector<warp*> group{&w};
+const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
+  std::vector<warp*>& group = group_;
+  group.assign(1, &w);
   if (p_.divergence != divergence_policy::dwf) return group;
   const std::uint32_t full = first_lanes(p_.warp_size);
   const std::uint32_t pc = w.stack.back().pc;
@@ -346,10 +347,13 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   ++warp_instr_;
   ++active_hist_[active];
   ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
-  issue_warp_.set(to_time(t), static_cast<std::uint64_t>(group.front()->slot));
-  issue_pc_.set(to_time(t), group.front()->stack.back().pc);
-  active_mask_.set(to_time(t), lanes);
-  active_lanes_.set(to_time(t), active);
+  if (issue_warp_.enabled()) {  // (the four are attached together)
+    const sc_core::sc_time at = to_time(t);
+    issue_warp_.set(at, static_cast<std::uint64_t>(group.front()->slot));
+    issue_pc_.set(at, group.front()->stack.back().pc);
+    active_mask_.set(at, lanes);
+    active_lanes_.set(at, active);
+  }
   if (timeline_)
     for (warp* w : group) {
       const auto& in = kernel_.code[w->stack.back().pc];
@@ -619,8 +623,10 @@ void simt_core::run() {
       break;
     }
     t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
-    const sc_core::sc_time local = to_time(t);
-    if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+    if (t > to_cycles(sc_core::sc_time_stamp()) + p_.quantum) {
+      const sc_core::sc_time local = to_time(t);
+      if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+    }
   }
   end_ = std::max(end_, t);
   while (memory_in_flight_) wait(memory_news_);

@@ -19,6 +19,7 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/common/recycling_pool.h"
 #include "flynn/memory/bank_mapping.h"
 #include "flynn/memory/occupancy_calendar.h"
 #include "flynn/tlm/lanes_extension.h"
@@ -139,6 +140,12 @@ class banked_memory : public module {
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
   std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
+  // The per-word records below come and go with every request: their nodes are recycled
+  // through a pool of the memory's own (declared before them, so it outlives them).
+  mutable recycling_pool word_records_;
+  template <class K, class V>
+  using word_multimap = std::unordered_multimap<K, V, std::hash<K>, std::equal_to<K>,
+                                                recycling_allocator<std::pair<const K, V>>>;
   // Writes for cycles ahead of simulated time: by word, and in a heap by (cycle, order) for
   // landing them in the array when their cycle has come.
   struct pending_write {
@@ -152,19 +159,19 @@ class banked_memory : public module {
     std::uint64_t cycle, seq, word;
     bool operator>(const landing& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
   };
-  mutable std::unordered_multimap<std::uint64_t, pending_write> pending_;
+  mutable word_multimap<std::uint64_t, pending_write> pending_{recycling_allocator<int>(&word_records_)};
   mutable std::priority_queue<landing, std::vector<landing>, std::greater<landing>> commit_order_;
   std::uint64_t write_seq_ = 0;
   mutable std::vector<const pending_write*> overlay_scratch_;
   void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src,
-                  unsigned port);
+                  unsigned port, std::uint64_t now);
   // LT reads answered when granted, for a word cycle not yet past: a write granted after one
   // that lands at or before its cycle is a race the LT read cannot see (see check_lt_reads).
   struct lt_read {
     std::uint64_t cycle, granted;
     unsigned port;
   };
-  std::unordered_multimap<std::uint64_t, lt_read> lt_reads_;
+  word_multimap<std::uint64_t, lt_read> lt_reads_{recycling_allocator<int>(&word_records_)};
   void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port);
   std::string race_;          // the first race found, reported by a thread of its own
   sc_core::sc_event race_ev_;
@@ -176,8 +183,12 @@ class banked_memory : public module {
     unsigned char* dst;
     const tlm::tlm_generic_payload* gp;
   };
-  std::unordered_multimap<std::uint64_t, read_watch> watch_;
-  std::unordered_map<const tlm::tlm_generic_payload*, std::vector<std::uint64_t>> watched_words_;
+  word_multimap<std::uint64_t, read_watch> watch_{recycling_allocator<int>(&word_records_)};
+  using word_list = std::vector<std::uint64_t, recycling_allocator<std::uint64_t>>;
+  std::unordered_map<const tlm::tlm_generic_payload*, word_list, std::hash<const tlm::tlm_generic_payload*>,
+                     std::equal_to<const tlm::tlm_generic_payload*>,
+                     recycling_allocator<std::pair<const tlm::tlm_generic_payload* const, word_list>>>
+      watched_words_{recycling_allocator<int>(&word_records_)};
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
   void unwatch(const tlm::tlm_generic_payload* gp);
   unsigned since_forget_ = 0;

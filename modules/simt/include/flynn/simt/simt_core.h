@@ -114,7 +114,8 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   void launch_blocks(std::uint64_t t);
   std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
-  std::vector<warp*> form_warp(warp& w, std::uint64_t t);
+  const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
+  std::vector<warp*> group_;  // form_warp's answer
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);
