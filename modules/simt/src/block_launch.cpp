@@ -89,8 +89,12 @@ void simt_core::launch_blocks(std::uint64_t t) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
       const int slot = w.slot;
       auto regs = std::move(w.r);  // the slot's register storage, reused
+      const bool dirty = w.dirty;   // (the slot's place in the issue loop's lists)
+      const std::uint64_t stamp = w.stamp;
       w = warp{};
       w.slot = slot;
+      w.dirty = dirty;
+      w.stamp = stamp;
       w.generation = ++generations_;
       w.live = true;
       w.block = b;
@@ -105,8 +109,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
       w.ready_at = t;
-      w.ready_known = false;
       w.age = age_++;
+      touch(w);
       bs.warps.push_back(slot);
       if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(to_time(t), 1);
     }

@@ -47,10 +47,14 @@ struct warp {
   std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
   // The scoreboard's answer (simt_core::ready_time) as last computed, while nothing it
-  // depends on has changed: every change to the warp's state clears `ready_known`. (An
-  // instruction that waits on the asynchronous units is asked each time.)
+  // depends on has changed: every change to the warp's state goes through simt_core::touch,
+  // which clears `ready_known`, moves `stamp` on and lists the slot as `dirty` for the issue
+  // loop to look at again. (An instruction that waits on the asynchronous units is asked
+  // each time.)
   std::uint64_t ready_cycle = 0;
   bool ready_known = false;
+  bool dirty = false;
+  std::uint64_t stamp = 0;
 
   // The threads of the top stack entry that have not exited.
   std::uint32_t active() const { return stack.back().mask & ~exited; }

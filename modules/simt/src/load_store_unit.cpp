@@ -217,7 +217,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
         sum += done - mo.issued;
       }
       if (same_warp && w.live) {
-        w.ready_known = false;
+        touch(w);
         if (!store) simt::writes(in).for_each([&](unsigned x) { w.reg_ready[x] = done; });
         if (p_.inflight > 1) {
           // The instruction's in-flight slot: a load's until it completes, a store's until it

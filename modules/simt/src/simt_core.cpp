@@ -70,6 +70,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
     warps_.back()->slot = static_cast<int>(s);
   }
   per_warp_.resize(p_.max_warps);
+  views_.resize(p_.max_warps);
   active_hist_.resize(p_.warp_size + 1);
   lsu_addr_.resize(p_.warp_size);
   lsu_groups_ = std::make_unique<simt::lane_groups>();
@@ -277,7 +278,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
     if (!x.live) continue;
     x.at_barrier = false;
     x.ready_at = std::max(x.ready_at, release);
-    x.ready_known = false;
+    touch(x);
     if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(s)].set(to_time(release), 1);
   }
 }
@@ -453,7 +454,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   if (p_.inflight > 1)
     w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
-  w.ready_known = false;
+  touch(w);
   send_requests(0);
   send_requests(1);
   return done;
@@ -548,21 +549,70 @@ std::uint64_t simt_core::next_ready(warp& w, std::uint64_t t) {
   return w.ready_cycle;
 }
 
+// Every change to a warp's state that its readiness depends on comes through here.
+void simt_core::touch(warp& w) {
+  w.ready_known = false;
+  ++w.stamp;  // its wake-up, if any, no longer holds
+  if (!w.dirty) {
+    w.dirty = true;
+    dirty_.push_back(w.slot);
+  }
+}
+
+// The scheduler's view of every slot at cycle t, kept up to date from the changes: a warp
+// touched since it was last looked at (or waiting on the asynchronous units) is asked
+// again; one whose ready cycle is ahead wakes when t reaches it. A view is ready when its
+// warp is live, not at a barrier and its scoreboard allows an issue at t.
+void simt_core::refresh_views(std::uint64_t t) {
+  refresh_.swap(dirty_);
+  dirty_.clear();
+  for (const int s : refresh_) {
+    warp& w = *warps_[static_cast<std::size_t>(s)];
+    warp_view& v = views_[static_cast<std::size_t>(s)];
+    w.dirty = false;
+    v.present = w.live;
+    v.age = w.age;
+    v.ready = false;
+    if (!w.live || w.at_barrier) continue;
+    const std::uint64_t r = next_ready(w, t);
+    v.ready = r <= t;
+    if (!w.ready_known) {  // asked again next time
+      w.dirty = true;
+      dirty_.push_back(s);
+    } else if (r > t && r != unknown_cycle) {
+      wakes_.push({r, s, w.stamp});
+    }
+  }
+  while (!wakes_.empty() && wakes_.top().cycle <= t) {
+    const wake e = wakes_.top();
+    wakes_.pop();
+    if (e.stamp == warps_[static_cast<std::size_t>(e.slot)]->stamp) views_[static_cast<std::size_t>(e.slot)].ready = true;
+  }
+}
+
 // No warp could be picked at cycle t: move t to the next cycle one can (counting the idle
 // cycles by the cause of the first warp to become ready), or wait in simulated time for
 // the responses and unit progress that decide it. False when nothing can ever issue again
 // (the deadlock is reported in fault_).
 bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
+  // The live warps' ready cycles as refresh_views left them at t: the earliest, and the
+  // first slot of those with it (a ready one not picked, a wake-up due, or one waiting on
+  // the asynchronous units, asked at t).
   std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
   const warp* first = nullptr;
-  for (auto& w : warps_)
-    if (w->live && !w->at_barrier) {
-      const std::uint64_t r = next_ready(*w, t);
-      if (r < next) {
-        next = r;
-        first = w.get();
-      }
+  const auto consider = [&](const warp& w) {
+    const std::uint64_t r = w.ready_cycle;
+    if (r < next || (r == next && first && w.slot < first->slot)) {
+      next = r;
+      first = &w;
     }
+  };
+  for (std::size_t s = 0; s < views_.size(); ++s)
+    if (views_[s].ready) consider(*warps_[s]);
+  while (!wakes_.empty() && wakes_.top().stamp != warps_[static_cast<std::size_t>(wakes_.top().slot)]->stamp)
+    wakes_.pop();  // the warp's state changed since
+  if (!wakes_.empty()) consider(*warps_[static_cast<std::size_t>(wakes_.top().slot)]);
+  for (const int s : dirty_) consider(*warps_[static_cast<std::size_t>(s)]);
   // A memory access not answered yet completes at the earliest lat_lsu cycles after the
   // current one: when that could come before the next known cycle, learn it first.
   if (memory_in_flight_ && (!first || next >= memory_horizon())) {
@@ -598,7 +648,6 @@ void simt_core::run() {
   if (!loaded_) return;
   launch_blocks(0);
   std::uint64_t t = 0;
-  std::vector<warp_view> views(warps_.size());
   while (fault_.empty() && blocks_done_ < launch_.grid) {
     // While copies or MMAs are in progress their results (barrier phases, completions) become
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
@@ -606,13 +655,8 @@ void simt_core::run() {
     const bool pending = async_pending();
     if (pending) wait_until(t);
     sync_for_memory(t);
-    for (std::size_t s = 0; s < warps_.size(); ++s) {
-      warp& w = *warps_[s];
-      views[s].present = w.live;
-      views[s].age = w.age;
-      views[s].ready = w.live && !w.at_barrier && next_ready(w, t) <= t;
-    }
-    const int s = sched_->pick(views);
+    refresh_views(t);
+    const int s = sched_->pick(views_);
     if (s < 0) {
       if (!idle(t, pending)) break;
       continue;
