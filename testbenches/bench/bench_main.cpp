@@ -281,8 +281,8 @@ int sc_main(int argc, char* argv[]) {
         {"memory_lt", "banked memory + traffic, LT (temporal decoupling)", 10000000 / scale, 10e6, 100},
         {"memory_at", "banked memory + traffic, AT (4-phase)", 10000000 / scale, 1e6, 100},
         {"vector_daxpy", "vector machine: strip-mined DAXPY, chained, 3 ports", 1048576 / scale, 10e6, 1e9},
-        {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 1048576 / scale, 2e6, 1e9},
-        {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 1048576 / scale, 2e6, 1e9},
+        {"simt_vecadd", "SIMT core: vecadd, 32 resident warps", 1048576 / scale, 5e6, 1e9},
+        {"simt_vecadd_2x", "SIMT core: vecadd, twice the grid", 2 * 1048576 / scale, 5e6, 1e9},
         {"simt_divergence", "SIMT core: divergent if/else kernel", 1048576 / scale, 2e6, 1e9},
         {"h100_sm_gemm", "GMMA SM: 512 x 512 x K bf16 GEMM, K = count", quick ? 128u : 512u, 0, 0},
         {"h100_sm_gemm_2k", "GMMA SM: the same GEMM at twice the depth", quick ? 256u : 1024u, 0, 0},
@@ -312,6 +312,9 @@ int sc_main(int argc, char* argv[]) {
         }
       }
       else if (kernel_rate > 0) r["ratio_to_kernel"] = r["rate"].get<double>() / kernel_rate;
+      // Simulated cycles per host second against the bare clocked process of the same run.
+      if (kernel_rate > 0 && r.contains("cycles") && r["seconds"].get<double>() > 0)
+        r["cycles_per_second_to_kernel"] = r["cycles"].get<double>() / r["seconds"].get<double>() / kernel_rate;
       std::cout << std::left << std::setw(17) << p.name << std::setw(52) << p.what << std::right
                 << std::setw(14) << p.n << std::setw(10) << std::fixed << std::setprecision(2)
                 << r["seconds"].get<double>() << std::setw(16) << std::setprecision(0)
@@ -323,6 +326,11 @@ int sc_main(int argc, char* argv[]) {
     std::filesystem::create_directories(out);
     std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"results", all}}.dump(2) << "\n";
     for (const auto& x : all) {
+      if (x["case"] == "simt_vecadd")
+        std::cout << "simt_vecadd: " << std::setprecision(0) << x["rate"].get<double>()
+                  << " warp instructions/s (target >= 5000000), " << x["cycles"].get<double>() / x["seconds"].get<double>()
+                  << " simulated cycles/s = " << std::setprecision(2) << x.value("cycles_per_second_to_kernel", 0.0)
+                  << " x the clocked-process rate of this run (target >= 3)\n";
       if (x["case"] == "simt_vecadd_2x")
         std::cout << "simt_vecadd host time, 2x grid / 1x grid: " << std::setprecision(3)
                   << x["host_time_ratio_to_1x"].get<double>() << " (target <= 2.1)\n";
@@ -330,7 +338,7 @@ int sc_main(int argc, char* argv[]) {
         std::cout << x["case"].get<std::string>() << " K = " << x["k"].get<std::uint64_t>() << ": "
                   << x["cycles"].get<std::uint64_t>() << " cycles, " << std::setprecision(3) << x["seconds"].get<double>()
                   << " s host, plain host GEMM " << x["host_gemm_seconds"].get<double>() << " s, ratio "
-                  << x["ratio_to_host_gemm"].get<double>() << " (target <= 3), peak "
+                  << x["ratio_to_host_gemm"].get<double>() << " (target <= 2), peak "
                   << std::setprecision(1) << x["peak_rss_mb"].get<double>() << " MB\n";
       if (x["case"] == "h100_sm_gemm_2k")
         std::cout << "h100_sm_gemm host time, 2K / K: " << std::setprecision(3)

@@ -182,7 +182,8 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
       return std::nullopt;
     case op::wgmma_wait: {
       const auto keep = static_cast<std::size_t>(in.imm);
-      while (w.wgmma_groups.size() > keep) w.wgmma_groups.pop_front();
+      if (w.wgmma_groups.size() > keep)
+        w.wgmma_groups.erase(w.wgmma_groups.begin(), w.wgmma_groups.end() - static_cast<std::ptrdiff_t>(keep));
       return std::nullopt;
     }
     default:  // tma.wait: async_ready let it issue, the warp's stores have completed

@@ -37,14 +37,14 @@ struct warp {
   std::uint64_t ready_at = 0, age = 0;
   enum class wait { none, memory, scoreboard, barrier, async } why = wait::none;
   bool at_barrier = false;
-  std::deque<std::uint64_t> inflight;
+  std::vector<std::uint64_t> inflight;
   std::array<std::uint64_t, num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::uint64_t tma_last_store = 0;                      // its last tma.store copy (0: none)
   std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
   std::uint64_t generation = 0;                          // which warp the slot holds
-  std::deque<std::vector<std::uint64_t>> wgmma_groups;   // committed groups, oldest first
+  std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
   // The scoreboard's answer (simt_core::ready_time) as last computed, while nothing it
   // depends on has changed: every change to the warp's state goes through simt_core::touch,
