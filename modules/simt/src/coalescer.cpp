@@ -7,6 +7,18 @@ namespace flynn::simt {
 void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr, unsigned segment_bytes,
               lane_groups& out) {
   out.segments.clear();
+  // The usual case, every lane in one segment: one group, the lanes as given.
+  if (!lanes.empty()) {
+    const std::uint64_t first = addr[lanes[0]] / segment_bytes;
+    std::size_t i = 1;
+    while (i < lanes.size() && addr[lanes[i]] / segment_bytes == first) ++i;
+    if (i == lanes.size()) {
+      out.segments.push_back(first);
+      out.lanes = lanes;
+      out.begin.assign({0, lanes.size()});
+      return;
+    }
+  }
   out.group_of.resize(lanes.size());
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     const std::uint64_t s = addr[lanes[i]] / segment_bytes;
