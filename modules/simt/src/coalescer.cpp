@@ -4,14 +4,14 @@
 
 namespace flynn::simt {
 
-void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr, unsigned segment_bytes,
-              lane_groups& out) {
+void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
+              const fixed_divisor& segment_bytes, lane_groups& out) {
   out.segments.clear();
   // The usual case, every lane in one segment: one group, the lanes as given.
   if (!lanes.empty()) {
-    const std::uint64_t first = addr[lanes[0]] / segment_bytes;
+    const std::uint64_t first = segment_bytes.quotient(addr[lanes[0]]);
     std::size_t i = 1;
-    while (i < lanes.size() && addr[lanes[i]] / segment_bytes == first) ++i;
+    while (i < lanes.size() && segment_bytes.quotient(addr[lanes[i]]) == first) ++i;
     if (i == lanes.size()) {
       out.segments.push_back(first);
       out.lanes = lanes;
@@ -21,7 +21,7 @@ void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_
   }
   out.group_of.resize(lanes.size());
   for (std::size_t i = 0; i < lanes.size(); ++i) {
-    const std::uint64_t s = addr[lanes[i]] / segment_bytes;
+    const std::uint64_t s = segment_bytes.quotient(addr[lanes[i]]);
     const auto it = std::find(out.segments.begin(), out.segments.end(), s);
     out.group_of[i] = static_cast<unsigned>(it - out.segments.begin());
     if (it == out.segments.end()) out.segments.push_back(s);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "flynn/common/bits.h"
+
 namespace flynn::simt {
 
 // Lanes in groups, stored flat: group g is lanes[begin[g]] .. lanes[begin[g + 1] - 1].
@@ -25,7 +27,7 @@ struct lane_groups {
 // The lanes (in the order given) grouped by the aligned segment of segment_bytes their
 // address falls in, one group per segment touched, in order of first touch, each group's
 // lanes in the order given. addr is indexed by lane.
-void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr, unsigned segment_bytes,
-              lane_groups& out);
+void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
+              const fixed_divisor& segment_bytes, lane_groups& out);
 
 }  // namespace flynn::simt

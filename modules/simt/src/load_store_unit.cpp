@@ -48,7 +48,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   // Group lanes into requests: by segment for global, all together for shared.
   simt::lane_groups& groups = *lsu_groups_;
   if (in.sp == simt::space::global) {
-    simt::coalesce(lanes, addr, p_.segment_bytes, groups);
+    simt::coalesce(lanes, addr, segment_, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
     sched_->long_latency(w.slot);

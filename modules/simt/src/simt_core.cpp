@@ -73,6 +73,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   views_.resize(p_.max_warps);
   active_hist_.resize(p_.warp_size + 1);
   lsu_addr_.resize(p_.warp_size);
+  segment_ = fixed_divisor(p_.segment_bytes);
   lsu_groups_ = std::make_unique<simt::lane_groups>();
   async_n_ = std::make_unique<simt::async_counters>();
   mbar_tracer_ = std::make_unique<simt::mbarrier_tracer>();

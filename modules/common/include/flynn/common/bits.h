@@ -22,4 +22,22 @@ inline float bits_to_float(std::uint32_t x) { return copy_bits<float>(x); }
 inline std::uint64_t double_to_bits(double d) { return copy_bits<std::uint64_t>(d); }
 inline double bits_to_double(std::uint64_t x) { return copy_bits<double>(x); }
 
+// Division by a divisor fixed at construction (a bank count, a word or segment size): a
+// shift and a mask when it is a power of two, as those usually are; else the division.
+class fixed_divisor {
+ public:
+  explicit fixed_divisor(std::uint64_t d = 1) : d_(d ? d : 1) {
+    pow2_ = (d_ & (d_ - 1)) == 0;
+    while (pow2_ && (std::uint64_t(1) << shift_) != d_) ++shift_;
+  }
+  std::uint64_t divisor() const { return d_; }
+  std::uint64_t quotient(std::uint64_t x) const { return pow2_ ? x >> shift_ : x / d_; }
+  std::uint64_t remainder(std::uint64_t x) const { return pow2_ ? x & (d_ - 1) : x % d_; }
+
+ private:
+  std::uint64_t d_;
+  bool pow2_ = false;
+  unsigned shift_ = 0;
+};
+
 }  // namespace flynn

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "flynn/common/bits.h"
 #include "flynn/common/params.h"
 
 namespace flynn {
@@ -23,12 +24,10 @@ class bank_mapping {
 class word_interleaved_mapping final : public bank_mapping {
  public:
   explicit word_interleaved_mapping(unsigned banks) : banks_(banks) {}
-  unsigned bank_of(std::uint64_t word) const override {
-    return static_cast<unsigned>(word % banks_);
-  }
+  unsigned bank_of(std::uint64_t word) const override { return static_cast<unsigned>(banks_.remainder(word)); }
 
  private:
-  unsigned banks_;
+  fixed_divisor banks_;
 };
 
 // Blocks of `block_words` consecutive words per bank: bank = (word / block) mod banks.
@@ -37,11 +36,11 @@ class block_interleaved_mapping final : public bank_mapping {
   block_interleaved_mapping(unsigned banks, unsigned block_words)
       : banks_(banks), block_(block_words) {}
   unsigned bank_of(std::uint64_t word) const override {
-    return static_cast<unsigned>((word / block_) % banks_);
+    return static_cast<unsigned>(banks_.remainder(block_.quotient(word)));
   }
 
  private:
-  unsigned banks_, block_;
+  fixed_divisor banks_, block_;
 };
 
 // "Randomised" mapping: the bank index is the XOR of all bank-index-sized fields of the

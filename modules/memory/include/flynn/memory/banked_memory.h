@@ -135,6 +135,7 @@ class banked_memory : public module {
 
   params p_;
   std::unique_ptr<bank_mapping> mapping_;
+  fixed_divisor word_;  // word_bytes
   mutable std::vector<unsigned char> data_;  // mutable: queued writes land on a const view
   std::vector<std::unique_ptr<port_state>> ports_;
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported

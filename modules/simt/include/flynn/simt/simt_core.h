@@ -18,6 +18,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/bits.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/gmma/wgmma.h"
@@ -169,6 +170,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   simt::memory_request* request_of(tlm::tlm_generic_payload& gp) const;
   std::vector<unsigned> lsu_lanes_;
   std::vector<std::uint64_t> lsu_addr_;
+  fixed_divisor segment_;  // segment_bytes
   std::unique_ptr<simt::lane_groups> lsu_groups_;
   std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
   tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
