@@ -268,10 +268,16 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   std::uint64_t moved = 0;
   if (auto* lx = gp.get_extension<lanes_extension>()) {
     lx->acknowledged = true;  // the lanes were honoured (initiators check this)
+    const unsigned lb = lx->lane_bytes;
     for (unsigned l = 0; l < lx->lanes; ++l)
       if (lx->active(l)) {
-        one(lx->address[l], d + std::size_t(l) * lx->lane_bytes, lx->lane_bytes);
-        moved += lx->lane_bytes;
+        // In order, a run of active lanes at consecutive addresses moves as one block.
+        unsigned k = l + 1;
+        if (in_order)
+          while (k < lx->lanes && lx->active(k) && lx->address[k] == lx->address[k - 1] + lb) ++k;
+        one(lx->address[l], d + std::size_t(l) * lb, std::size_t(k - l) * lb);
+        moved += std::uint64_t(k - l) * lb;
+        l = k - 1;
       }
   } else {
     one(gp.get_address(), d, gp.get_data_length());
