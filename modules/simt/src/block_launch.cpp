@@ -67,7 +67,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
     block_slot& bs = blocks_[b];
     if (bs.busy) continue;
     // Free warp slots for the block's warps.
-    std::vector<int> free_slots;
+    std::vector<int>& free_slots = free_slots_;
+    free_slots.clear();
     for (auto& w : warps_)
       if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
     if (free_slots.size() < warps) return;
@@ -88,13 +89,20 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
       const int slot = w.slot;
-      auto regs = std::move(w.r);  // the slot's register storage, reused
-      const bool dirty = w.dirty;   // (the slot's place in the issue loop's lists)
+      auto regs = std::move(w.r);  // the slot's storage, reused (emptied)
+      auto preds = std::move(w.p);
+      auto stack = std::move(w.stack);
+      auto inflight = std::move(w.inflight);
+      stack.clear();
+      inflight.clear();
+      const bool dirty = w.dirty;  // (the slot's place in the issue loop's lists)
       const std::uint64_t stamp = w.stamp;
       w = warp{};
       w.slot = slot;
       w.dirty = dirty;
       w.stamp = stamp;
+      w.stack = std::move(stack);
+      w.inflight = std::move(inflight);
       w.generation = ++generations_;
       w.live = true;
       w.block = b;
@@ -104,7 +112,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
       regs.resize(p_.warp_size);
       for (auto& lane : regs) std::fill_n(lane.begin(), registers_used_, 0u);
       w.r = std::move(regs);
-      w.p.assign(p_.warp_size, 0);
+      preds.assign(p_.warp_size, 0);
+      w.p = std::move(preds);
       const std::uint32_t mask = first_lanes(w.threads);
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});

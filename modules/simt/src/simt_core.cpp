@@ -151,9 +151,11 @@ template <simt::op O>
 void arithmetic_lanes(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
   const bool b_imm = in.b_imm;
   const auto imm = static_cast<std::uint32_t>(in.imm);
+  const unsigned rd = in.rd, ra = in.ra, rb = in.rb, rc = in.rc;  // (not reloaded after each store)
+  auto* const regs = w.r.data();
   for (; lanes; lanes &= lanes - 1) {
-    auto& r = w.r[static_cast<unsigned>(__builtin_ctz(lanes))];
-    r[in.rd] = *simt::lane_arithmetic(O, r[in.ra], b_imm ? imm : r[in.rb], r[in.rc]);
+    auto& r = regs[static_cast<unsigned>(__builtin_ctz(lanes))];
+    r[rd] = *simt::lane_arithmetic(O, r[ra], b_imm ? imm : r[rb], r[rc]);
   }
 }
 

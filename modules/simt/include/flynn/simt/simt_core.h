@@ -134,6 +134,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
   const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
   std::vector<warp*> group_;  // form_warp's answer
+  std::vector<int> free_slots_;  // launch_blocks' scratch
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);
