@@ -66,17 +66,32 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   bf_.resize(std::size_t(x->n) * x->k);
   for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
   for (std::size_t e = 0; e < bf_.size(); ++e) bf_[e] = to_f32(x->type, x->b[e]);
-  for (unsigned i = 0; i < x->m; ++i)
-    for (unsigned j = 0; j < x->n; ++j) {
-      volatile float acc = x->d[std::size_t(i) * x->n + j];
-      const float* ar = &af_[std::size_t(i) * x->k];
-      const float* bc = &bf_[std::size_t(j) * x->k];
-      for (unsigned q = 0; q < x->k; ++q) {
-        const float prod = ar[q] * bc[q];  // exact in fp32
-        acc = acc + prod;
+  // (Eight outputs at a time, each its own chain of fp32 additions in k order: the chains
+  // overlap on the host, the roundings are those of one output at a time. The build keeps
+  // a * b + c as two roundings: -ffp-contract=off.)
+  constexpr unsigned lanes = 8;
+  for (unsigned i = 0; i < x->m; ++i) {
+    const float* ar = &af_[std::size_t(i) * x->k];
+    float* drow = &x->d[std::size_t(i) * x->n];
+    unsigned j = 0;
+    for (; j + lanes <= x->n; j += lanes) {
+      float acc[lanes];
+      const float* bc[lanes];
+      for (unsigned c = 0; c < lanes; ++c) {
+        acc[c] = drow[j + c];
+        bc[c] = &bf_[std::size_t(j + c) * x->k];
       }
-      x->d[std::size_t(i) * x->n + j] = acc;
+      for (unsigned q = 0; q < x->k; ++q)
+        for (unsigned c = 0; c < lanes; ++c) acc[c] = acc[c] + ar[q] * bc[c][q];  // each product exact in fp32
+      for (unsigned c = 0; c < lanes; ++c) drow[j + c] = acc[c];
     }
+    for (; j < x->n; ++j) {
+      float acc = drow[j];
+      const float* bc = &bf_[std::size_t(j) * x->k];
+      for (unsigned q = 0; q < x->k; ++q) acc = acc + ar[q] * bc[q];
+      drow[j] = acc;
+    }
+  }
   delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
