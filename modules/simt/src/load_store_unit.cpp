@@ -110,7 +110,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp->set_extension(&rq.tag);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
     ++memory_in_flight_;
-    to_send_[port].push_back(gp);
+    requests_out_[port].push(gp, to_time(rq.arrival));
   }
   if (lsu_transactions_.enabled()) lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;
@@ -119,22 +119,10 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
 // Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
 // request's END_REQ has come), each for its arrival cycle or at once when that has passed.
 void simt_core::send_requests(unsigned port) {
-  auto& sock = port == 1 ? shared : global;
-  while (!awaiting_end_req_[port] && !to_send_[port].empty()) {
-    tlm::tlm_generic_payload* gp = to_send_[port].front();
-    to_send_[port].pop_front();
-    simt::memory_request& rq = *request_of(*gp);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time at = std::max(to_time(rq.arrival), request_phase_end_[port]);
-    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    awaiting_end_req_[port] = gp;
-    const begin_request_answer a = begin_request(sock, *gp, delay, end_resp_owed_);
-    if (a == begin_request_answer::request_open) continue;
-    if (awaiting_end_req_[port] == gp) awaiting_end_req_[port] = nullptr;
-    request_phase_end_[port] = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
-    if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
-    if (a == begin_request_answer::responded) complete_memory(gp, sc_core::sc_time_stamp() + delay);
-  }
+  requests_out_[port].send(
+      port == 1 ? shared : global, end_resp_owed_,
+      [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) { complete_memory(gp, at); },
+      [this] { fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP"); });
 }
 
 tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
@@ -146,19 +134,13 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
   }
   const unsigned port = rq->port;
   if (ph == tlm::END_REQ) {
-    if (awaiting_end_req_[port] == &gp) {
-      awaiting_end_req_[port] = nullptr;
-      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
-    }
+    requests_out_[port].end_req(&gp, sc_core::sc_time_stamp() + delay);
     send_requests(port);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    if (awaiting_end_req_[port] == &gp) {  // BEGIN_RESP is an implicit END_REQ
-      awaiting_end_req_[port] = nullptr;
-      request_phase_end_[port] = sc_core::sc_time_stamp() + delay;
+    if (requests_out_[port].end_req(&gp, sc_core::sc_time_stamp() + delay))  // an implicit END_REQ
       send_requests(port);
-    }
     complete_memory(&gp, sc_core::sc_time_stamp() + delay);
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
@@ -293,19 +275,20 @@ void simt_core::wait_memory(std::uint64_t next) {
 std::string simt_core::memory_report() const {
   const simt::memory_request* stuck = nullptr;
   const auto rank = [this](const simt::memory_request& r) {
-    return std::make_tuple(awaiting_end_req_[r.port] == r.gp ? 0 : 1, r.op->issued, r.port, r.group);
+    return std::make_tuple(requests_out_[r.port].open() == r.gp ? 0 : 1, r.op->issued, r.port, r.group);
   };
   for (const auto& rq : requests_)
     if (rq->gp && (!stuck || rank(*rq) < rank(*stuck))) stuck = rq.get();
   if (!stuck) return {};
   const simt::memory_op& mo = *stuck->op;
-  const auto& queue = to_send_[stuck->port];
-  const bool sent = std::find(queue.begin(), queue.end(), stuck->gp) == queue.end();
+  const bool sent = !requests_out_[stuck->port].queued(stuck->gp);
   return "; block " + std::to_string(blocks_[mo.block].id) + " warp " + std::to_string(mo.warp_index) + " at PC " +
          std::to_string(mo.pc) + " (line " + std::to_string(mo.in->line) + ": " + mo.in->text + ") issued at cycle " +
          std::to_string(mo.issued) + " has not completed: " + (mo.in->code == op::st ? "WRITE " : "READ ") +
          hex(stuck->ext.address[0]) + " through " + (stuck->port ? shared.name() : global.name()) +
-         (!sent ? " not sent yet" : awaiting_end_req_[stuck->port] == stuck->gp ? ": END_REQ never came" : ": no response came") +
+         (!sent                                           ? " not sent yet"
+          : requests_out_[stuck->port].open() == stuck->gp ? ": END_REQ never came"
+                                                           : ": no response came") +
          " (" + std::to_string(memory_in_flight_) + " requests in flight)";
 }
 

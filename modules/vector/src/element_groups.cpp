@@ -241,7 +241,7 @@ bool vector_unit::start_memory_group(flight& f) {
   }
   rq->gp = gp;
   ++f.responses_due;
-  port.to_send.push_back(rq.get());
+  port.requests_out.push(gp, to_time(rq->start));
   requests_.emplace(gp, std::move(rq));
   return true;
 }
@@ -341,21 +341,10 @@ vec::dispatch_result vector_unit::drain() {
 // Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
 // request's END_REQ has come), each for its group's cycle.
 void vector_unit::send_requests(mem_port& port) {
-  while (!port.awaiting_end_req && !port.to_send.empty()) {
-    request& rq = *port.to_send.front();
-    port.to_send.pop_front();
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time at = std::max(to_time(rq.start), port.request_phase_end);
-    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    port.awaiting_end_req = rq.gp;
-    const begin_request_answer a = begin_request(port.socket, *rq.gp, delay, end_resp_owed_);
-    if (a == begin_request_answer::request_open) continue;
-    if (port.awaiting_end_req == rq.gp) port.awaiting_end_req = nullptr;
-    port.request_phase_end = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
-    if (a == begin_request_answer::illegal)
-      fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
-    if (a == begin_request_answer::responded) complete(rq, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
-  }
+  port.requests_out.send(
+      port.socket, end_resp_owed_,
+      [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) { complete(*requests_.at(gp), to_cycles_ceil(at)); },
+      [this] { fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP"); });
 }
 
 tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic_payload& gp,
@@ -367,19 +356,12 @@ tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic
   }
   const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;  // the phase's annotated time
   if (ph == tlm::END_REQ) {
-    if (port.awaiting_end_req == &gp) {
-      port.awaiting_end_req = nullptr;
-      port.request_phase_end = at;
-    }
+    port.requests_out.end_req(&gp, at);
     send_requests(port);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    if (port.awaiting_end_req == &gp) {  // BEGIN_RESP is an implicit END_REQ
-      port.awaiting_end_req = nullptr;
-      port.request_phase_end = at;
-      send_requests(port);
-    }
+    if (port.requests_out.end_req(&gp, at)) send_requests(port);  // BEGIN_RESP is an implicit END_REQ
     complete(*it->second, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
@@ -394,7 +376,7 @@ std::string vector_unit::pending_work() const {
   const request* stuck = nullptr;
   bool end_req = false;
   for (const auto& [gp, rq] : requests_) {
-    const bool waits = rq->f->port->awaiting_end_req == gp;
+    const bool waits = rq->f->port->requests_out.open() == gp;
     if (!stuck || std::make_tuple(!waits, rq->f->seq, rq->begin) < std::make_tuple(!end_req, stuck->f->seq, stuck->begin)) {
       stuck = rq.get();
       end_req = waits;
@@ -404,7 +386,7 @@ std::string vector_unit::pending_work() const {
   std::string what = "line " + std::to_string(f.in.line) + " (" + f.in.text + ") issued at cycle " +
                      std::to_string(f.t) + " has not completed";
   if (!stuck) return what;
-  const bool sent = end_req || std::find(f.port->to_send.begin(), f.port->to_send.end(), stuck) == f.port->to_send.end();
+  const bool sent = end_req || !f.port->requests_out.queued(stuck->gp);
   return what + ": element group " + std::to_string(f.elems[stuck->begin]) + ".." +
          std::to_string(f.elems[stuck->end - 1]) + ", " + (stuck->gp->is_read() ? "READ " : "WRITE ") +
          hex(stuck->gp->get_address()) + " through " + f.port->socket.name() +

@@ -7,21 +7,20 @@
 #include <vector>
 
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/at_request_queue.h"
 #include "flynn/vector/vector_unit.h"
 
 namespace flynn {
 
 // A memory port: an AT initiator socket with one request phase open at a time; element
-// groups wait in `to_send` for their turn (each sent for its own cycle).
+// groups wait in `requests_out` for their turn (each sent for its own cycle).
 struct vector_unit::mem_port final : tlm::tlm_bw_transport_if<> {
   enum kind_t { shared, load, store } kind;
   vector_unit* owner;
   initiator_socket socket;
   time_cell free_at = std::make_shared<std::uint64_t>(0);  // the last memory instruction's release
   std::deque<time_cell> waiting;
-  std::deque<request*> to_send;
-  tlm::tlm_generic_payload* awaiting_end_req = nullptr;
-  sc_core::sc_time request_phase_end = sc_core::SC_ZERO_TIME;  // the last END_REQ's annotated time
+  at_request_queue requests_out;
   stat_counter elements, busy_cycles, instructions;
   trace_signal busy, element;
   mem_port(vector_unit* o, const char* n, kind_t k) : kind(k), owner(o), socket(n) { socket.bind(*this); }

@@ -28,6 +28,7 @@
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/tma_if.h"
 #include "flynn/tma/tma_loader.h"
+#include "flynn/tlm/at_request_queue.h"
 #include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
@@ -173,9 +174,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   std::vector<std::uint64_t> lsu_addr_;
   fixed_divisor segment_;  // segment_bytes
   std::unique_ptr<simt::lane_groups> lsu_groups_;
-  std::deque<tlm::tlm_generic_payload*> to_send_[2];  // per port: waiting for the previous END_REQ
-  tlm::tlm_generic_payload* awaiting_end_req_[2] = {nullptr, nullptr};
-  sc_core::sc_time request_phase_end_[2];  // the last END_REQ's annotated time, per socket
+  at_request_queue requests_out_[2];  // per port (0: global, 1: shared)
   unsigned memory_in_flight_ = 0;
   sc_core::sc_event memory_news_;
   end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ
