@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "flynn/platform/errors.h"
 #include "flynn/platform/platform.h"
@@ -65,6 +66,23 @@ bool left_by_dead_process(const std::string& name, const std::string& prefix) {
   return !process_alive(std::stol(pid));
 }
 
+// Removes an output folder so that a run killed at any moment of it leaves a folder the next
+// run still recognises as Flynn's: everything but the markers first, then the markers, then
+// the (now empty) folder.
+void remove_output_folder(const fs::path& dir, std::error_code& ec) {
+  ec.clear();
+  if (!fs::exists(dir, ec)) return;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e.path());
+  for (const auto& e : entries) {
+    const std::string n = e.filename().string();
+    if (n != marker && n != partial_marker) fs::remove_all(e, ec);
+  }
+  fs::remove(dir / marker, ec);
+  fs::remove(dir / partial_marker, ec);
+  fs::remove_all(dir, ec);
+}
+
 // Folders next to `final_dir` left by a run that was killed while publishing:
 // "<name>.tmp-<pid>" (being written) and "<name>.old.tmp-<pid>" (the previous results being
 // replaced). They are removed when their process is gone and they carry one of Flynn's
@@ -81,7 +99,7 @@ void remove_stale_partials(const fs::path& final_dir) {
     if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec) &&
         !fs::is_empty(e.path(), ec))
       continue;
-    fs::remove_all(e.path(), ec);
+    remove_output_folder(e.path(), ec);
   }
 }
 
@@ -131,20 +149,24 @@ void publish_outdir(const std::string& dir_arg, const std::function<void(const s
     fs::remove(tmp / partial_marker);
   } catch (...) {
     std::error_code ec;
-    fs::remove_all(tmp, ec);
+    remove_output_folder(tmp, ec);
     throw;
   }
   // Replace: an atomic exchange where the file system has one, so that a run killed at any
   // moment leaves at `dir` either the previous complete results or the new ones.
   if (fs::exists(final_dir)) {
+    std::error_code ec;
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
-      fs::remove_all(tmp);  // now the previous results
+      remove_output_folder(tmp, ec);  // now the previous results
+      if (ec) throw fs::filesystem_error("cannot remove the previous results", tmp, ec);
       return;
     }
     fs::rename(final_dir, old);
   }
   fs::rename(tmp, final_dir);
-  fs::remove_all(old);
+  std::error_code ec;
+  remove_output_folder(old, ec);
+  if (ec) throw fs::filesystem_error("cannot remove the previous results", old, ec);
 }
 
 const char* flynn_version() { return FLYNN_VERSION; }
