@@ -61,7 +61,6 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
 
 void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
   scratch_.clear();
-  const unsigned wb = p_.word_bytes;
   bool ordered = true;  // (bank, word) strictly increasing so far: nothing to sort or merge
   auto add_range = [&](std::uint64_t a, std::uint64_t len) {
     for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + len - 1); w <= last; ++w) {
@@ -97,34 +96,29 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   const std::uint64_t busy = p_.busy_cycles();
   forget_past();
 
-  // scratch_ is sorted by bank: runs_ marks where each bank's words begin. (The usual case,
-  // one word per bank, is one wavefront: `single`, and runs_ is not needed.)
-  bool single = !scratch_.empty();
-  for (std::size_t i = 1; single && i < scratch_.size(); ++i) single = scratch_[i].first != scratch_[i - 1].first;
+  // scratch_ is sorted by bank: runs_ marks where each bank's words begin, and max_run is
+  // the most words of one bank (the wavefronts).
   runs_.clear();
-  std::size_t max_run = single ? 1 : 0;
-  if (!single) {
-    for (std::size_t i = 0; i < scratch_.size(); ++i)
-      if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
-    runs_.push_back(scratch_.size());
-    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-      max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
-  }
+  std::size_t max_run = 0;
+  for (std::size_t i = 0; i < scratch_.size(); ++i)
+    if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
+  runs_.push_back(scratch_.size());
+  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+    max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
   // request included, as they are not booked yet).
   auto schedule = [&](std::uint64_t t0) {
-    if (single) {
+    passes_.assign(max_run, 0);
+    if (max_run == 1) {  // one word per bank (the usual case): one wavefront, every run one word
       std::uint64_t when = t0;
-      for (std::uint64_t before = UINT64_MAX; before != when;) {  // until every bank is free at `when`
+      for (std::uint64_t before = UINT64_MAX; before != when;) {
         before = when;
         for (const auto& bw : scratch_) when = banks_[bank_base + bw.first].first_free(when, busy);
       }
-      passes_.assign(1, when);
-      return when;
+      return passes_[0] = when;
     }
-    passes_.assign(max_run, 0);
     std::uint64_t prev = 0;
     for (std::size_t pass = 0; pass < max_run; ++pass) {
       std::uint64_t when = pass == 0 ? t0 : prev + 1;
@@ -154,35 +148,22 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (ps.calendar.previous(t0, prev_first)) ready = std::max(arrival, prev_first + 1);
   if (t0 > ready) port_stall_ += t0 - ready;
 
-  if (single) {
-    const std::uint64_t when = passes_[0];
-    for (const auto& bw : scratch_) {
-      const unsigned bank = bw.first;
-      if (when > t0) ++conflicts_;
-      banks_[bank_base + bank].book(when, when + busy);
+  for (std::size_t pass = 0; pass < max_run; ++pass) {
+    const std::uint64_t when = passes_[pass];
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
+      if (runs_[r] + pass >= runs_[r + 1]) continue;
+      const unsigned bank = scratch_[runs_[r]].first;
+      occupancy_calendar& cal = banks_[bank_base + bank];
+      if (pass > 0 || when > t0) ++conflicts_;
+      cal.book(when, when + busy);
       ++bank_accesses_[bank];
       if (tracing_) record(bank_trace_[bank], when, when + busy);
-    }
-  } else {
-    for (std::size_t pass = 0; pass < max_run; ++pass) {
-      const std::uint64_t when = passes_[pass];
-      for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
-        if (runs_[r] + pass >= runs_[r + 1]) continue;
-        const unsigned bank = scratch_[runs_[r]].first;
-        occupancy_calendar& cal = banks_[bank_base + bank];
-        if (pass > 0 || when > t0) ++conflicts_;
-        cal.book(when, when + busy);
-        ++bank_accesses_[bank];
-        if (tracing_) record(bank_trace_[bank], when, when + busy);
-      }
     }
   }
   // The cycle each word is accessed, for moving the data then (a single-port memory moves
   // it at once: its requests are served in order).
   word_when_.clear();
-  if (ports_.size() > 1 && single)
-    for (const auto& bw : scratch_) word_when_.emplace_back(bw.second, passes_[0]);
-  else if (ports_.size() > 1)
+  if (ports_.size() > 1)
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
   std::sort(word_when_.begin(), word_when_.end());
@@ -242,7 +223,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
     for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w) {
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
       unsigned char* b = buf + (lo - a);
-      std::uint64_t when = 0;  // unused by a single-port memory, which keeps no cycles
+      std::uint64_t when = 0;
       if (!word_when_.empty()) {
         if (next_when == word_when_.cend() || next_when->first != w)
           next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
@@ -297,12 +278,6 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
 // that cycle has come and no earlier write to the word waits, else queued.
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
                                const unsigned char* src, unsigned port, std::uint64_t now) {
-  // With one port, requests are served in the order they come, each after the last one's
-  // wavefronts: no later request can access the word before this write, so it is made now.
-  if (ports_.size() == 1) {
-    std::memcpy(&data_[lo], src, hi - lo);
-    return;
-  }
   if (!lt_reads_.empty()) check_lt_reads(w, when, port);
   if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
     std::memcpy(&data_[lo], src, hi - lo);

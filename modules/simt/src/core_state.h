@@ -46,13 +46,10 @@ struct warp {
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
-  // The scoreboard's answer (simt_core::ready_time) as last computed, while nothing it
-  // depends on has changed: every change to the warp's state goes through simt_core::touch,
-  // which clears `ready_known`, moves `stamp` on and lists the slot as `dirty` for the issue
-  // loop to look at again. (An instruction that waits on the asynchronous units is asked
-  // each time.)
+  // The scoreboard's answer (simt_core::ready_time) as last computed. Every change to the
+  // warp's state goes through simt_core::touch, which moves `stamp` on (a wake-up queued
+  // before no longer holds) and lists the slot as `dirty` for the issue loop to ask again.
   std::uint64_t ready_cycle = 0;
-  bool ready_known = false;
   bool dirty = false;
   std::uint64_t stamp = 0;
 
@@ -124,7 +121,6 @@ struct memory_request {
   tlm::tlm_generic_payload* gp = nullptr;
   unsigned group = 0, port = 0;  // port 0: global, 1: shared
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order
-  std::uint64_t arrival = 0;     // the cycle the request reaches the memory
   lanes_extension ext;
   request_tag tag;
 };

@@ -85,7 +85,6 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     rq.group = static_cast<unsigned>(g);
     rq.port = port;
     rq.lanes.assign(ls, ls + n);
-    rq.arrival = t + p_.lat_lsu + g;
     rq.tag.rq = &rq;
     rq.ext = lanes_extension{};
     lanes_extension& ext = rq.ext;
@@ -110,7 +109,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp->set_extension(&rq.tag);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
     ++memory_in_flight_;
-    requests_out_[port].push(gp, to_time(rq.arrival));
+    requests_out_[port].push(gp, to_time(t + p_.lat_lsu + g));  // the cycle it reaches the memory
   }
   if (lsu_transactions_.enabled()) lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;

@@ -540,21 +540,17 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
   return r;
 }
 
-// ready_time, asked again only when the warp's state has changed since it was last asked
-// or when its instruction waits on the asynchronous units. (With several instructions in
-// flight, ready_time also drops the entries completed by t; an answer kept from an earlier
-// cycle is the same cycle when it is after t, and at or before t when the fresh one is.)
-std::uint64_t simt_core::next_ready(warp& w, std::uint64_t t) {
-  if (w.ready_known) return w.ready_cycle;
-  w.ready_cycle = ready_time(w, t);
-  const op c = w.stack.empty() ? op::nop : kernel_.code[w.stack.back().pc].code;
-  w.ready_known = c != op::mbar_wait && c != op::wgmma_wait && c != op::tma_wait;
-  return w.ready_cycle;
+// Whether the warp's next instruction waits on the asynchronous units (a barrier phase, a
+// wgmma group, its TMA stores): their news does not come through touch, so the issue loop
+// asks ready_time again at every decision.
+bool simt_core::waits_on_units(const warp& w) const {
+  if (w.stack.empty()) return false;
+  const op c = kernel_.code[w.stack.back().pc].code;
+  return c == op::mbar_wait || c == op::wgmma_wait || c == op::tma_wait;
 }
 
 // Every change to a warp's state that its readiness depends on comes through here.
 void simt_core::touch(warp& w) {
-  w.ready_known = false;
   ++w.stamp;  // its wake-up, if any, no longer holds
   if (!w.dirty) {
     w.dirty = true;
@@ -577,9 +573,11 @@ void simt_core::refresh_views(std::uint64_t t) {
     v.age = w.age;
     v.ready = false;
     if (!w.live || w.at_barrier) continue;
-    const std::uint64_t r = next_ready(w, t);
+    // (With several instructions in flight, ready_time also drops the entries completed by
+    // t: a wake-up computed now is the cycle a later call would give while it is ahead.)
+    const std::uint64_t r = w.ready_cycle = ready_time(w, t);
     v.ready = r <= t;
-    if (!w.ready_known) {  // asked again next time
+    if (waits_on_units(w)) {  // asked again next time
       w.dirty = true;
       dirty_.push_back(s);
     } else if (r > t && r != unknown_cycle) {
@@ -670,10 +668,7 @@ void simt_core::run() {
       break;
     }
     t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
-    if (t > to_cycles(sc_core::sc_time_stamp()) + p_.quantum) {
-      const sc_core::sc_time local = to_time(t);
-      if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
-    }
+    if (t > to_cycles(sc_core::sc_time_stamp()) + p_.quantum) wait(to_time(t) - sc_core::sc_time_stamp());
   }
   end_ = std::max(end_, t);
   while (memory_in_flight_) wait(memory_news_);

@@ -113,7 +113,7 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   using block_slot = simt::block_slot;
   void run();
   std::uint64_t ready_time(warp& w, std::uint64_t t);
-  std::uint64_t next_ready(warp& w, std::uint64_t t);
+  bool waits_on_units(const warp& w) const;
   void touch(warp& w);
   void refresh_views(std::uint64_t t);
   // The scheduler's view of the slots (see refresh_views), the slots to look at again, and
