@@ -242,6 +242,26 @@ join2:  exit
   CHECK(s["active_lanes_per_issue"][1] == 8);      // region 2: one thread per warp, never merged
 }
 
+TEST_CASE("dwf with several instructions in flight merges only warps whose operands are ready") {
+  // The shipped dwf kernel: each divergent region starts from a value loaded from global
+  // memory. With a scoreboard (inflight > 1) a warp may reach the region's PC while its load
+  // is still in flight; joining another warp's issue then would read the register before the
+  // data arrived, and the golden check would fail.
+  std::ifstream in(std::string(FLYNN_SOURCE_DIR) + "/scenarios/simt/kernels/dwf.s");
+  const std::string k((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!k.empty());
+  fixture f(k,
+            {{"grid", 4},
+             {"block", 256},
+             {"params", {0, 8192}},
+             {"init", {{{"address", 0}, {"random", 1024}, {"seed", 6}, {"min", 0}, {"max", 1000}}}}},
+            {{"modules", {{"sm", {{"divergence", "dwf"}, {"scheduler", "gto"}, {"inflight", 2}}}}}});
+  const auto r = f.run();
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());  // the golden check passed
+  CHECK(f.stats("sm")["dwf_merged_warps"].get<int>() > 0);
+}
+
 // ---------------------------------------------------------------------------- scoreboard
 
 namespace {

@@ -327,7 +327,7 @@ const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
   if (in.code == op::bar || simt::is_memory(in.code)) return group;  // kept per warp
   for (auto& x : warps_) {
     if (x.get() == &w || !x->live || x->at_barrier || x->stack.empty() || x->stack.back().pc != pc) continue;
-    if (x->ready_at > t) continue;
+    if (ready_time(*x, t) > t) continue;  // its operands and in-flight slot too, as for the picked warp
     const std::uint32_t m = x->stack.back().mask & ~x->exited;
     if (m & lanes) {
       ++dwf_collisions_;
