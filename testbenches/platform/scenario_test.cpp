@@ -7,12 +7,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 
+#include "flynn/common/format.h"
 #include "flynn/common/registry.h"
+#include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
@@ -559,4 +562,32 @@ TEST_CASE(
         "../programs/average_vector.s");  // relative to the output folder
   CHECK(prov["inputs"][2]["fnv1a64"] == flynn::fnv1a64_hex(r.inputs[2].text));
   CHECK(prov["fingerprint"] == r.fingerprint);
+}
+
+// ------------------------------------------------------------------------ golden checks
+
+TEST_CASE("golden checks find memories and traffic through their interfaces, and catch a changed byte") {
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(std::string(FLYNN_SOURCE_DIR) + "/scenarios/memory/base.json");
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(sd, reg);
+  flynn::run_result r = p.simulate(0);
+  REQUIRE_FALSE(r.failed());
+  flynn::run_result ok = r;
+  p.verify(ok);
+  INFO(ok.message);
+  REQUIRE_FALSE(ok.failed());
+  CHECK(std::find(ok.checks.begin(), ok.checks.end(), "top.gen: read data equals the golden model") != ok.checks.end());
+  CHECK(std::find(ok.checks.begin(), ok.checks.end(), "top.mem: final contents equal the golden model") != ok.checks.end());
+  // A byte the traffic never wrote, changed behind the model's back.
+  auto* mem = dynamic_cast<flynn::banked_memory*>(p.find("mem"));
+  REQUIRE(mem != nullptr);
+  unsigned char b = 0;
+  mem->peek(60000, &b, 1);
+  b = static_cast<unsigned char>(b ^ 0x5a);
+  mem->poke(60000, &b, 1);
+  flynn::run_result bad = r;
+  p.verify(bad);
+  CHECK(bad.state == flynn::run_result::status::mismatch);
+  CHECK(bad.message == "top.mem: contents differ from the golden model at byte " + flynn::hex(60000));
 }

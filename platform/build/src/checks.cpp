@@ -1,71 +1,74 @@
 #include "flynn/platform/checks.h"
 
+#include <algorithm>
 #include <map>
 
 #include "flynn/common/format.h"
-#include "flynn/gmma/mma_engine.h"
-#include "flynn/memory/banked_memory.h"
-#include "flynn/platform/platform.h"
-#include "flynn/traffic/traffic_generator.h"
+#include "flynn/common/golden.h"
+#include "flynn/common/module.h"
+#include "flynn/platform/run_result.h"
+#include "flynn/platform/workload.h"
 
 namespace flynn {
 
 namespace {
 
-// Traffic generators against the memories they drive: the golden model replays every
-// generator's requests in instance-name order over the memory's initial image.
-void check_traffic(const platform& p, run_result& r) {
+void mismatch(run_result& r, std::string message) {
+  r.state = run_result::status::mismatch;
+  r.message = std::move(message);
+}
+
+// Initiators whose traffic a golden model replays, against the memories they drive: every
+// initiator's requests are replayed in instance-name order over the memory's initial image,
+// then the memory's final contents are compared with the replay's.
+void check_traffic(const std::vector<module*>& modules, const instance_lookup& lookup, run_result& r) {
+  struct group {
+    const golden_memory* memory = nullptr;
+    std::vector<std::pair<std::string, const golden_traffic*>> initiators;
+  };
   // Keyed by name: the order of the checks does not depend on where objects live.
-  std::map<std::string, std::pair<banked_memory*, std::vector<traffic_generator*>>> by_memory;
-  for (auto* m : p.modules())
-    if (auto* g = dynamic_cast<traffic_generator*>(m))
-      if (auto* mem = dynamic_cast<banked_memory*>(p.target_of(std::string(g->basename()) + ".out"))) {
-        by_memory[mem->name()].first = mem;
-        by_memory[mem->name()].second.push_back(g);
+  std::map<std::string, group> by_memory;
+  for (const module* m : modules)
+    if (const auto* g = dynamic_cast<const golden_traffic*>(m)) {
+      const module* target = lookup.target_of(std::string(m->basename()) + "." + g->golden_socket());
+      if (const auto* mem = dynamic_cast<const golden_memory*>(target)) {
+        group& e = by_memory[target->name()];
+        e.memory = mem;
+        e.initiators.emplace_back(m->name(), g);
       }
-  for (auto& [name, entry] : by_memory) {
-    auto& [mem, gens] = entry;
-    std::vector<unsigned char> golden;
-    banked_memory::initial_image(mem->parameters(), golden);
-    for (auto* g : gens) {
-      const std::uint64_t expect = traffic_golden_replay(g->parameters(), golden);
-      if (expect != g->read_checksum()) {
-        r.state = run_result::status::mismatch;
-        r.message = std::string(g->name()) + ": data read differs from the golden model";
-        return;
-      }
-      r.checks.push_back(std::string(g->name()) + ": read data equals the golden model");
     }
-    std::vector<unsigned char> actual(golden.size());
-    mem->peek(0, actual.data(), actual.size());
+  for (auto& [name, e] : by_memory) {
+    std::vector<unsigned char> golden, actual;
+    e.memory->golden_initial_image(golden);
+    std::sort(e.initiators.begin(), e.initiators.end());
+    for (const auto& [who, g] : e.initiators) {
+      if (!g->golden_replay(golden)) return mismatch(r, who + ": data read differs from the golden model");
+      r.checks.push_back(who + ": read data equals the golden model");
+    }
+    e.memory->golden_final_image(actual);
     for (std::size_t a = 0; a < golden.size(); ++a)
-      if (golden[a] != actual[a]) {
-        r.state = run_result::status::mismatch;
-        r.message = std::string(mem->name()) + ": contents differ from the golden model at byte " + hex(a);
-        return;
-      }
-    r.checks.push_back(std::string(mem->name()) + ": final contents equal the golden model");
+      if (a >= actual.size() || golden[a] != actual[a])
+        return mismatch(r, name + ": contents differ from the golden model at byte " + hex(a));
+    r.checks.push_back(name + ": final contents equal the golden model");
   }
+}
+
+// Modules that check their own result against a reference (an MMA datapath's D).
+void check_self(const std::vector<module*>& modules, run_result& r) {
+  for (const module* m : modules)
+    if (const auto* c = dynamic_cast<const golden_self_check*>(m)) {
+      std::string passed;
+      std::string failure = c->check_golden(passed);
+      if (!failure.empty()) return mismatch(r, std::move(failure));
+      r.checks.push_back(passed);
+    }
 }
 
 }  // namespace
 
-// MMA engines: the datapath's D against the reference GEMM, bit for bit.
-void check_mma(const platform& p, run_result& r) {
-  for (auto* m : p.modules())
-    if (auto* e = dynamic_cast<mma_engine*>(m)) {
-      if (!e->matches_reference()) {
-        r.state = run_result::status::mismatch;
-        r.message = std::string(e->name()) + ": D differs from the reference GEMM";
-        return;
-      }
-      r.checks.push_back(std::string(e->name()) + ": D equals the reference GEMM bit for bit");
-    }
-}
-
-void run_functional_checks(const platform& p, run_result& r) {
-  check_traffic(p, r);
-  if (!r.failed()) check_mma(p, r);
+void run_functional_checks(const std::vector<module*>& modules, const instance_lookup& lookup, run_result& r) {
+  check_traffic(modules, lookup, r);
+  if (!r.failed()) check_self(modules, r);
 }
 
 }  // namespace flynn

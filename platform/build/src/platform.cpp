@@ -317,7 +317,7 @@ void platform::verify(run_result& r) const {
     }
     r.checks.push_back("TLM-2.0 base protocol: " + std::to_string(checkers_.size()) + " links checked, no violation");
   }
-  run_functional_checks(*this, r);
+  run_functional_checks(modules_, *this, r);
   if (!r.failed() && workload_) workload_->check(r);
   if (!r.failed()) check_calibration(r);
 }

@@ -19,6 +19,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/golden.h"
 #include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
 #include "flynn/regfile/warp_register.h"
@@ -53,7 +54,7 @@ struct mma_engine_params {
   std::vector<param_issue> check() const;
 };
 
-class mma_engine : public lt_initiator {
+class mma_engine : public lt_initiator, public golden_self_check {
  public:
   using params = mma_engine_params;
   tlm::tlm_initiator_socket<32> smem;
@@ -63,6 +64,7 @@ class mma_engine : public lt_initiator {
   const std::vector<float>& result() const { return d_; }
   // Golden check: the datapath's D equals the reference GEMM bit for bit.
   bool matches_reference() const;
+  std::string check_golden(std::string& passed) const override;
   std::string pending_work() const override { return done_ ? "" : "MMA not finished"; }
   void attach_trace(trace_sink& sink) override;
 

@@ -17,6 +17,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/common/recycling_pool.h"
@@ -54,7 +55,7 @@ struct banked_memory_params {
   std::vector<param_issue> check() const;
 };
 
-class banked_memory : public module {
+class banked_memory : public module, public golden_memory {
  public:
   using params = banked_memory_params;
   enum class port_kind { shared, load, store };
@@ -77,6 +78,11 @@ class banked_memory : public module {
   void poke(std::uint64_t addr, const unsigned char* src, std::size_t len);
   // The initial value of the byte at `addr` given the init parameters.
   static void initial_image(const params& p, std::vector<unsigned char>& image);
+  void golden_initial_image(std::vector<unsigned char>& image) const override { initial_image(p_, image); }
+  void golden_final_image(std::vector<unsigned char>& image) const override {
+    image.resize(p_.size_bytes);
+    peek(0, image.data(), image.size());
+  }
 
   void attach_trace(trace_sink& sink) override;
   void finish() override;

@@ -15,6 +15,7 @@
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/tlm/lanes_extension.h"
@@ -96,7 +97,7 @@ std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::
 std::uint64_t traffic_golden_replay(const traffic_generator_params& p,
                                     std::vector<unsigned char>& image);
 
-class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
+class traffic_generator : public module, public tlm::tlm_bw_transport_if<>, public golden_traffic {
  public:
   using params = traffic_generator_params;
   tlm::tlm_initiator_socket<32> out;
@@ -106,6 +107,11 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<> {
 
   const params& parameters() const { return p_; }
   std::uint64_t read_checksum() const { return read_sum_; }
+  // Golden model: traffic_golden_replay of its parameters against the memory behind `out`.
+  const char* golden_socket() const override { return "out"; }
+  bool golden_replay(std::vector<unsigned char>& image) const override {
+    return traffic_golden_replay(p_, image) == read_sum_;
+  }
   bool done() const { return done_; }
   std::uint64_t requests_done() const { return completed_.value(); }
   std::string pending_work() const override;
