@@ -130,12 +130,7 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
 void mma_engine::run() {
   // A and B into shared memory, untimed.
   auto put = [this](std::uint64_t addr, std::uint16_t v) {
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_WRITE_COMMAND);
-    gp.set_address(addr);
-    gp.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    gp.set_data_length(2);
-    if (smem->transport_dbg(gp) != 2) fault("operands do not fit the shared memory at " + hex(addr));
+    if (debug_transport(smem, tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 2) != 2) fault("operands do not fit the shared memory at " + hex(addr));
   };
   // Stored K block by K block: block b of A is M rows of k_block elements, block b of B is
   // N columns of k_block elements, so one K block of a unit is contiguous.

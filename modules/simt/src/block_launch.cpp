@@ -79,12 +79,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
                                 std::to_string(t));
     if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
       std::vector<unsigned char> zero(launch_.shared_bytes, 0);
-      tlm::tlm_generic_payload gp;
-      gp.set_command(tlm::TLM_WRITE_COMMAND);
-      gp.set_address(bs.shared_base);
-      gp.set_data_ptr(zero.data());
-      gp.set_data_length(static_cast<unsigned>(zero.size()));
-      shared->transport_dbg(gp);
+      debug_transport(shared, tlm::TLM_WRITE_COMMAND, bs.shared_base, zero.data(), static_cast<unsigned>(zero.size()));
     }
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];

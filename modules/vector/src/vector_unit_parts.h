@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/at_request_queue.h"
 #include "flynn/vector/vector_unit.h"
@@ -14,7 +15,7 @@ namespace flynn {
 
 // A memory port: an AT initiator socket with one request phase open at a time; element
 // groups wait in `requests_out` for their turn (each sent for its own cycle).
-struct vector_unit::mem_port final : tlm::tlm_bw_transport_if<> {
+struct vector_unit::mem_port final : no_dmi_initiator {
   enum kind_t { shared, load, store } kind;
   vector_unit* owner;
   initiator_socket socket;
@@ -29,7 +30,6 @@ struct vector_unit::mem_port final : tlm::tlm_bw_transport_if<> {
                                      sc_core::sc_time& delay) override {
     return owner->nb_transport_bw(*this, gp, ph, delay);
   }
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 };
 
 // A dispatched instruction whose element groups are still to start or to complete.

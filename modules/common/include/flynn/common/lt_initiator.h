@@ -10,10 +10,11 @@
 #include <tlm>
 
 #include "flynn/common/module.h"
+#include "flynn/tlm/no_dmi_initiator.h"
 
 namespace flynn {
 
-class lt_initiator : public module, public tlm::tlm_bw_transport_if<> {
+class lt_initiator : public module, public no_dmi_initiator {
  public:
   using module::module;
 
@@ -23,10 +24,6 @@ class lt_initiator : public module, public tlm::tlm_bw_transport_if<> {
     (void)delay;
     fault("nb_transport_bw " + std::string(phase.get_name()) + " from a target: this module makes blocking calls only");
     return tlm::TLM_COMPLETED;
-  }
-  void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) override {
-    (void)start;
-    (void)end;
   }
 };
 

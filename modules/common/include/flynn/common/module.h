@@ -148,6 +148,20 @@ class module : public sc_core::sc_module {
     r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     return r;
   }
+  // A debug access through `socket` (transport_dbg: no time passes, no traffic is counted
+  // as such): `command` on `length` bytes at `address`, moved from or into `data`. Returns
+  // the bytes the target moved.
+  template <class Socket>
+  unsigned debug_transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
+                           unsigned length) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(command);
+    gp.set_address(address);
+    gp.set_data_ptr(data);
+    gp.set_data_length(length);
+    gp.set_streaming_width(length);
+    return socket->transport_dbg(gp);
+  }
   // The same with an address per lane (a lanes_extension, every lane active): the `length`
   // bytes are split evenly over the lanes, lane i's at lane_addresses[i], and the payload's
   // address is lane 0's. More lanes than a lanes_extension holds (or none) is a generic

@@ -18,6 +18,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
@@ -84,7 +85,7 @@ struct simt_core_params {
 // Throws std::invalid_argument when not even one block fits.
 unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsigned registers_per_thread);
 
-class simt_core : public module, public tlm::tlm_bw_transport_if<> {
+class simt_core : public module, public no_dmi_initiator {
  public:
   using params = simt_core_params;
   tlm::tlm_initiator_socket<32> global;  // global memory
@@ -180,7 +181,6 @@ class simt_core : public module, public tlm::tlm_bw_transport_if<> {
   end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ
   sc_core::sc_time settled_at_ = sc_core::sc_max_time();
   std::uint64_t generations_ = 0;
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   simt::kernel kernel_;

@@ -17,6 +17,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/sync/tx_barrier.h"
@@ -51,7 +52,7 @@ struct tma_loader_params {
   std::vector<param_issue> check() const { return {}; }
 };
 
-class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if<> {
+class tma_loader : public module, public tma_if, public no_dmi_initiator {
  public:
   using params = tma_loader_params;
   tlm::tlm_initiator_socket<32> global, shared;
@@ -88,7 +89,6 @@ class tma_loader : public module, public tma_if, public tlm::tlm_bw_transport_if
 
  private:
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) override;
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
   std::string transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,
                        unsigned char* data, unsigned len, std::uint64_t at, std::uint64_t& done,
                        const std::vector<std::uint64_t>* lane_addrs = nullptr);

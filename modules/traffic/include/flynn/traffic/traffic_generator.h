@@ -15,6 +15,7 @@
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
@@ -97,7 +98,7 @@ std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::
 std::uint64_t traffic_golden_replay(const traffic_generator_params& p,
                                     std::vector<unsigned char>& image);
 
-class traffic_generator : public module, public tlm::tlm_bw_transport_if<>, public golden_traffic {
+class traffic_generator : public module, public no_dmi_initiator, public golden_traffic {
  public:
   using params = traffic_generator_params;
   tlm::tlm_initiator_socket<32> out;
@@ -142,7 +143,6 @@ class traffic_generator : public module, public tlm::tlm_bw_transport_if<>, publ
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& d) override;
-  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
   params p_;
   payload_pool pool_;
