@@ -67,10 +67,14 @@ void perfetto_writer::write(std::ostream& os) const {
   using nlohmann::json;
   std::vector<const event*> ev;
   for (const auto& e : events_) ev.push_back(&e);
-  // Time order; at one time, ends before begins, then in recording order.
+  // Time order; at one time, ends before begins, then by module and track, then in the
+  // module's recording order (so the file does not depend on the order in which processes
+  // ran, or how far a module ran ahead of simulated time).
   std::stable_sort(ev.begin(), ev.end(), [](const event* a, const event* b) {
     if (a->ps != b->ps) return a->ps < b->ps;
     if ((a->ph == 'e') != (b->ph == 'e')) return a->ph == 'e';
+    if (a->pid != b->pid) return a->pid < b->pid;
+    if (a->tid != b->tid) return a->tid < b->tid;
     return a->seq < b->seq;
   });
   os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
