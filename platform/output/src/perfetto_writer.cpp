@@ -75,6 +75,7 @@ void perfetto_writer::write(std::ostream& os) const {
     if ((a->ph == 'e') != (b->ph == 'e')) return a->ph == 'e';
     if (a->pid != b->pid) return a->pid < b->pid;
     if (a->tid != b->tid) return a->tid < b->tid;
+    if (a->ph == 'C' && b->ph == 'C' && a->name != b->name) return a->name < b->name;  // a counter is a track of its own
     return a->seq < b->seq;
   });
   os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
