@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "flynn/memory/banked_memory.h"
+#include "flynn/tlm/response_bound_extension.h"
 #include "flynn/platform/stats_writer.h"
 #include "flynn/traffic/traffic_generator.h"
 #include "harness.h"
@@ -428,6 +429,62 @@ TEST_CASE("AT: END_REQ back-pressure while the port is busy - BEGIN_RESP after t
   CHECK(seen[2] == std::make_pair(tlm::tlm_phase(tlm::BEGIN_RESP), std::uint64_t(3 + 11)));  // g1
   CHECK(seen[3] == std::make_pair(tlm::tlm_phase(tlm::BEGIN_RESP), std::uint64_t(4 + 11)));  // g2
   CHECK(stat(mem, "port_stall_cycles") == 3);
+}
+
+TEST_CASE("AT: the memory promises no response before arrival + latency - a later latency change keeps it") {
+  auto p = memory_params(32, 11);
+  p.word_bytes = 4;
+  p.bank_busy = 1;
+  banked_memory mem("mem", p);
+  std::vector<std::pair<tlm::tlm_phase, std::uint64_t>> seen;
+  flynn::response_bound_extension b1, b2;
+  initiator ini("ini", [&](initiator& i) {
+    flynn::lanes_extension ext;
+    ext.lanes = 32;
+    ext.lane_bytes = 4;
+    ext.active_mask = 0xffffffffu;
+    for (unsigned l = 0; l < 32; ++l) ext.address[l] = l * 16;  // 4-way conflict: the port is busy until 3
+    std::vector<unsigned char> d1(128), d2(4);
+    tlm::tlm_generic_payload g1, g2;
+    g1.set_command(tlm::TLM_READ_COMMAND);
+    g1.set_address(0);
+    g1.set_data_ptr(d1.data());
+    g1.set_data_length(128);
+    g1.set_streaming_width(128);
+    g1.set_extension(&ext);
+    g1.set_extension(&b1);
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    i.socket->nb_transport_fw(g1, ph, d);
+    wait(sc_core::sc_time(1, sc_core::SC_NS));
+    g2.set_command(tlm::TLM_READ_COMMAND);
+    g2.set_address(4);
+    g2.set_data_ptr(d2.data());
+    g2.set_data_length(4);
+    g2.set_streaming_width(4);
+    g2.set_extension(&b2);
+    ph = tlm::BEGIN_REQ;
+    d = sc_core::SC_ZERO_TIME;
+    i.socket->nb_transport_fw(g2, ph, d);  // arrives at 1, granted at 4
+    mem.set_latency(2);                     // for requests arriving from now on
+    wait(sc_core::sc_time(100, sc_core::SC_NS));
+    g1.clear_extension(&ext);
+    g1.clear_extension(&b1);
+    g2.clear_extension(&b2);
+  });
+  ini.on_bw = [&](tlm::tlm_generic_payload&, tlm::tlm_phase& ph, sc_core::sc_time&) {
+    seen.emplace_back(ph, static_cast<std::uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS)));
+    return ph == tlm::BEGIN_RESP ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
+  };
+  ini.socket.bind(mem.port(0));
+  run();
+  REQUIRE(b1.promised);
+  REQUIRE(b2.promised);
+  CHECK(b1.earliest == sc_core::sc_time(11, sc_core::SC_NS));      // arrival 0 + latency 11
+  CHECK(b2.earliest == sc_core::sc_time(1 + 11, sc_core::SC_NS));  // arrival 1 + latency 11
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[2] == std::make_pair(tlm::tlm_phase(tlm::BEGIN_RESP), std::uint64_t(3 + 11)));  // g1, after its promise
+  CHECK(seen[3] == std::make_pair(tlm::tlm_phase(tlm::BEGIN_RESP), std::uint64_t(4 + 11)));  // g2 keeps latency 11
 }
 
 TEST_CASE("AT: response exclusion holds the next BEGIN_RESP until END_RESP") {

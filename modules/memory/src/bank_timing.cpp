@@ -89,7 +89,7 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
 // request is delayed only by what occupies them at its own cycles (see the arbitration
 // rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
-                                             std::uint64_t arrival) {
+                                             std::uint64_t arrival, unsigned latency) {
   collect_words(gp);
   const std::size_t bank_base =
       p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
@@ -172,8 +172,8 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
     served->wavefronts = static_cast<unsigned>(max_run);
   word_accesses_ += scratch_.size();
-  const std::uint64_t done = last + p_.latency;
-  bank_stall_ += done - (t0 + p_.latency);
+  const std::uint64_t done = last + latency;
+  bank_stall_ += done - (t0 + latency);
   ps.calendar.book(t0, last + 1, first);
   first_cycle_ = std::min(first_cycle_, first);
   last_cycle_ = std::max(last_cycle_, last);

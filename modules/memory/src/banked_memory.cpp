@@ -4,6 +4,7 @@
 
 #include "banked_memory_ports.h"
 #include "flynn/common/format.h"
+#include "flynn/tlm/response_bound_extension.h"
 #include "flynn/tlm/wavefront_extension.h"
 
 #include <algorithm>
@@ -178,7 +179,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     // A call for the current cycle is granted with the other requests of the cycle, AT or
     // LT, in the arbiter's order: the caller waits the delta cycle that takes.
     lt_grant g;
-    at_pending_.push_back({arrival, port, at_seq_++, &gp, &g});
+    at_pending_.push_back({arrival, port, at_seq_++, &gp, &g, p_.latency});
     schedule_arbiter(arrival);
     sc_core::wait(g.granted);
     delay = to_time(g.t.done) - sc_core::sc_time_stamp();
@@ -186,7 +187,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   }
   note_call_order(port, arrival);
   lt_ahead_[port] = std::max(lt_ahead_[port], arrival);
-  const timing t = reserve(ps, gp, arrival);
+  const timing t = reserve(ps, gp, arrival, p_.latency);
   move_data(gp, port);
   delay = to_time(t.done) - now;
 }
@@ -224,7 +225,12 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
   // requests of one cycle are granted together, by port number (see arbitrate()).
   const std::uint64_t arrival = arrival_cycle(delay);
   if (gp.has_mm()) gp.acquire();
-  at_pending_.push_back({arrival, port, at_seq_++, &gp});
+  at_pending_.push_back({arrival, port, at_seq_++, &gp, nullptr, p_.latency});
+  // The response comes after the last wavefront plus the latency: not before arrival + latency.
+  if (auto* bound = gp.get_extension<response_bound_extension>()) {
+    bound->promised = true;
+    bound->earliest = to_time(arrival + p_.latency);
+  }
   schedule_arbiter(arrival);
   return tlm::TLM_ACCEPTED;
 }
@@ -310,12 +316,12 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   port_state& ps = *ports_[r.port];
   note_call_order(r.port, r.arrival);
   if (r.lt) {  // an LT call waiting in b_transport: answered there
-    r.lt->t = reserve(ps, gp, r.arrival);
+    r.lt->t = reserve(ps, gp, r.arrival, r.latency);
     move_data(gp, r.port);
     r.lt->granted.notify();
     return false;
   }
-  const timing t = reserve(ps, gp, r.arrival);
+  const timing t = reserve(ps, gp, r.arrival, r.latency);
   move_data(gp, r.port, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(to_time(t.done) - to_time(now));
@@ -421,6 +427,8 @@ void banked_memory::invalidate_dmi() {
   for (auto& ps : ports_) (*ps->socket)->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
 }
 
+// Requests that arrived before the call keep the latency they arrived with (an AT request
+// has been promised its response no earlier than arrival + that latency).
 void banked_memory::set_latency(unsigned cycles_) {
   p_.latency = cycles_;
   invalidate_dmi();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "flynn/tlm/response_bound_extension.h"
 #include "flynn/simt/isa.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tlm/lanes_extension.h"
@@ -123,6 +124,9 @@ struct memory_request {
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order
   lanes_extension ext;
   request_tag tag;
+  std::uint64_t due = 0;           // the cycle it is sent for (it reaches the memory then or later)
+  std::uint64_t use = 0;           // which use of the record this is
+  response_bound_extension bound;  // the memory's promise: no response before bound.earliest
 };
 
 }  // namespace flynn::simt

@@ -4,6 +4,7 @@
 // scoreboard when. The issue loop synchronises with simulated time through
 // sync_for_memory and wait_memory before it decides anything a response could change.
 #include <algorithm>
+#include <limits>
 #include <cstring>
 #include <tuple>
 
@@ -87,6 +88,8 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     rq.lanes.assign(ls, ls + n);
     rq.tag.rq = &rq;
     rq.ext = lanes_extension{};
+    rq.bound = response_bound_extension{};
+    rq.due = t + p_.lat_lsu + g;
     lanes_extension& ext = rq.ext;
     ext.lanes = static_cast<unsigned>(n);
     ext.lane_bytes = in.width;
@@ -107,9 +110,12 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     gp->set_extension(&ext);
     gp->set_extension(&rq.tag);
+    gp->set_extension(&rq.bound);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
     ++memory_in_flight_;
-    requests_out_[port].push(gp, to_time(t + p_.lat_lsu + g));  // the cycle it reaches the memory
+    requests_out_[port].push(gp, to_time(rq.due));  // the cycle it reaches the memory
+    rq.use = ++request_uses_;
+    response_bounds_.push({rq.due, rq.use, &rq});
   }
   if (lsu_transactions_.enabled()) lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;
@@ -180,6 +186,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);
   gp->clear_extension(&rq.tag);
+  gp->clear_extension(&rq.bound);
   gp->release();
   rq.gp = nullptr;
   rq.tag.rq = nullptr;
@@ -225,11 +232,34 @@ simt::memory_request* simt_core::request_of(tlm::tlm_generic_payload& gp) const 
 }
 
 // The first cycle at which a memory access not answered yet could make its warp ready: its
-// response comes at the current cycle at the earliest, and the data are in the registers
-// lat_lsu cycles later.
-std::uint64_t simt_core::memory_horizon() const {
+// response comes at the current cycle at the earliest (or at earliest_response, when that is
+// later), and the data are in the registers lat_lsu cycles later.
+// A response to an access in flight comes no earlier than the request's due cycle (it is
+// sent then or later, and answered no earlier than it is sent), nor before the memory's
+// promise when it made one (response_bound_extension).
+std::uint64_t simt_core::memory_horizon() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  return to_cycles(now) + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
+  const std::uint64_t now_cycle = to_cycles(now);
+  std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
+  while (!response_bounds_.empty()) {
+    const response_bound top = response_bounds_.top();
+    const simt::memory_request& rq = *top.rq;
+    if (!rq.gp || rq.use != top.use) {  // answered since
+      response_bounds_.pop();
+      continue;
+    }
+    const std::uint64_t bound = rq.bound.promised ? std::max(rq.due, to_cycles(rq.bound.earliest)) : rq.due;
+    if (bound > top.cycle) {  // promised since: its place is further back
+      response_bounds_.pop();
+      response_bounds_.push({bound, top.use, top.rq});
+      continue;
+    }
+    earliest = bound;
+    break;
+  }
+  if (earliest > now_cycle && earliest != std::numeric_limits<std::uint64_t>::max())
+    return earliest + p_.lat_lsu;  // nothing can come before then
+  return now_cycle + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
 }
 
 // Decisions at cycle t depend on the memory accesses in flight only once t reaches the

@@ -99,7 +99,8 @@ class banked_memory : public module, public golden_memory {
   // Validates a payload for a port; sets the response status and returns false on error.
   bool admit(tlm::tlm_generic_payload& gp, const port_state& ps) const;
   // Reserves port and banks for a request arriving at `arrival` (cycles).
-  timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival);
+  // `latency`: the access latency that applies to it.
+  timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival, unsigned latency);
   trace_sink* timeline_ = nullptr;  // memory transactions as async spans
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
@@ -130,6 +131,7 @@ class banked_memory : public module, public golden_memory {
     std::uint64_t seq;
     tlm::tlm_generic_payload* gp;
     lt_grant* lt = nullptr;  // set for an LT call
+    unsigned latency = 0;    // the access latency when the request arrived (set_latency applies to later ones)
   };
   std::vector<at_request> at_pending_, batch_;
   bool grant_at(const at_request& r, std::uint64_t now);

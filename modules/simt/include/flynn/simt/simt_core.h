@@ -161,7 +161,17 @@ class simt_core : public module, public no_dmi_initiator {
   void send_requests(unsigned port);
   void complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
   void retire_block(unsigned slot, std::uint64_t t);
-  std::uint64_t memory_horizon() const;
+  std::uint64_t memory_horizon();
+  // The accesses in flight by the earliest cycle each can be answered at, as known when
+  // the entry was made (a later promise raises it; an answered request leaves a stale entry):
+  // {cycle, use of the record, record}, earliest first.
+  struct response_bound {
+    std::uint64_t cycle, use;
+    simt::memory_request* rq;
+    bool operator>(const response_bound& o) const { return cycle > o.cycle; }
+  };
+  std::priority_queue<response_bound, std::vector<response_bound>, std::greater<response_bound>> response_bounds_;
+  std::uint64_t request_uses_ = 0;
   void sync_for_memory(std::uint64_t t);
   void wait_memory(std::uint64_t next);
   std::string memory_report() const;
