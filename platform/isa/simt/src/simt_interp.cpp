@@ -556,7 +556,20 @@ class machine {
     const matrix_descriptor bd = desc(at[0]->b_desc, "B");
     for (unsigned j = 0; j < n; ++j)
       for (unsigned k = 0; k < 16; ++k) b[std::size_t(k) * n + j] = smem16(wgmma_operand_address(bd, j, k));
-    reference_gemm(ty, 64, n, 16, a, b, c, d);
+    // The reference arithmetic (D = C, then each k in ascending order adds the exact fp32
+    // product), with the operands converted once and each row's columns side by side.
+    std::vector<float> af(a.size()), bf(b.size());
+    for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
+    for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
+    d = c;
+    for (unsigned i = 0; i < 64; ++i) {
+      float* drow = &d[std::size_t(i) * n];
+      for (unsigned k = 0; k < 16; ++k) {
+        const float x = af[std::size_t(i) * 16 + k];
+        const float* brow = &bf[std::size_t(k) * n];
+        for (unsigned j = 0; j < n; ++j) drow[j] = drow[j] + x * brow[j];
+      }
+    }
     for (unsigned w = 0; w < 4; ++w)
       for (unsigned l = 0; l < 32; ++l) {
         const unsigned acc = k_.code[pc[32 * w + l]].rd;
