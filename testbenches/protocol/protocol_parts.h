@@ -9,6 +9,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/tlm/payload.h"
 #include "flynn/tlm/memory_manager.h"
 #include "flynn/tlm/protocol_checker.h"
 
@@ -55,14 +56,7 @@ struct scripted_target : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
 
 inline void setup(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, std::uint64_t addr,
                   unsigned char* data, unsigned len) {
-  gp.set_command(cmd);
-  gp.set_address(addr);
-  gp.set_data_ptr(data);
-  gp.set_data_length(len);
-  gp.set_streaming_width(len);
-  gp.set_byte_enable_ptr(nullptr);
-  gp.set_byte_enable_length(0);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  flynn::prepare_payload(gp, cmd, addr, data, len);
 }
 
 // A pooled (memory-managed, acquired) payload.

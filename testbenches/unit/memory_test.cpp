@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/tlm/response_bound_extension.h"
@@ -30,6 +31,25 @@ std::uint64_t stat(const banked_memory& m, const std::string& name) {
 }
 
 void run() { sc_core::sc_start(); }
+
+// A read of buf.size() bytes at addr, not answered yet.
+void read_request(tlm::tlm_generic_payload& g, std::uint64_t addr, std::vector<unsigned char>& buf) {
+  g.set_command(tlm::TLM_READ_COMMAND);
+  g.set_address(addr);
+  g.set_data_ptr(buf.data());
+  g.set_data_length(static_cast<unsigned>(buf.size()));
+  g.set_streaming_width(static_cast<unsigned>(buf.size()));
+}
+
+// 32 lanes of 4 bytes 16 bytes apart: on 32 banks of 4-byte words, a 4-way conflict.
+flynn::lanes_extension four_way_lanes() {
+  flynn::lanes_extension ext;
+  ext.lanes = 32;
+  ext.lane_bytes = 4;
+  ext.active_mask = 0xffffffffu;
+  for (unsigned l = 0; l < 32; ++l) ext.address[l] = l * 16;
+  return ext;
+}
 
 }  // namespace
 
@@ -384,29 +404,17 @@ TEST_CASE("AT: END_REQ back-pressure while the port is busy - BEGIN_RESP after t
   tlm::tlm_sync_enum first{}, second{};
   tlm::tlm_phase first_phase{};
   initiator ini("ini", [&](initiator& i) {
-    flynn::lanes_extension ext;
-    ext.lanes = 32;
-    ext.lane_bytes = 4;
-    ext.active_mask = 0xffffffffu;
-    for (unsigned l = 0; l < 32; ++l) ext.address[l] = l * 16;  // 4-way conflict
+    flynn::lanes_extension ext = four_way_lanes();
     std::vector<unsigned char> b1(128), b2(4);
     tlm::tlm_generic_payload g1, g2;
-    g1.set_command(tlm::TLM_READ_COMMAND);
-    g1.set_address(0);
-    g1.set_data_ptr(b1.data());
-    g1.set_data_length(128);
-    g1.set_streaming_width(128);
+    read_request(g1, 0, b1);
     g1.set_extension(&ext);
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     first = i.socket->nb_transport_fw(g1, ph, d);
     first_phase = ph;
     wait(sc_core::sc_time(1, sc_core::SC_NS));
-    g2.set_command(tlm::TLM_READ_COMMAND);
-    g2.set_address(4);
-    g2.set_data_ptr(b2.data());
-    g2.set_data_length(4);
-    g2.set_streaming_width(4);
+    read_request(g2, 4, b2);
     ph = tlm::BEGIN_REQ;
     d = sc_core::SC_ZERO_TIME;
     second = i.socket->nb_transport_fw(g2, ph, d);  // port busy for 4 wavefronts
@@ -439,29 +447,17 @@ TEST_CASE("AT: the memory promises no response before arrival + latency - a late
   std::vector<std::pair<tlm::tlm_phase, std::uint64_t>> seen;
   flynn::response_bound_extension b1, b2;
   initiator ini("ini", [&](initiator& i) {
-    flynn::lanes_extension ext;
-    ext.lanes = 32;
-    ext.lane_bytes = 4;
-    ext.active_mask = 0xffffffffu;
-    for (unsigned l = 0; l < 32; ++l) ext.address[l] = l * 16;  // 4-way conflict: the port is busy until 3
+    flynn::lanes_extension ext = four_way_lanes();  // the port is busy until 3
     std::vector<unsigned char> d1(128), d2(4);
     tlm::tlm_generic_payload g1, g2;
-    g1.set_command(tlm::TLM_READ_COMMAND);
-    g1.set_address(0);
-    g1.set_data_ptr(d1.data());
-    g1.set_data_length(128);
-    g1.set_streaming_width(128);
+    read_request(g1, 0, d1);
     g1.set_extension(&ext);
     g1.set_extension(&b1);
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     i.socket->nb_transport_fw(g1, ph, d);
     wait(sc_core::sc_time(1, sc_core::SC_NS));
-    g2.set_command(tlm::TLM_READ_COMMAND);
-    g2.set_address(4);
-    g2.set_data_ptr(d2.data());
-    g2.set_data_length(4);
-    g2.set_streaming_width(4);
+    read_request(g2, 4, d2);
     g2.set_extension(&b2);
     ph = tlm::BEGIN_REQ;
     d = sc_core::SC_ZERO_TIME;

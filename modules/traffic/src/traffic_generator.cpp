@@ -303,21 +303,14 @@ std::string traffic_generator::target_name() const {
 void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
                               lanes_extension& ext, const traffic_cursor& c) {
   const bool wr = c.stream().write;
-  gp.set_command(wr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  gp.set_data_ptr(buf);
-  gp.set_data_length(static_cast<unsigned>(c.length()));
-  gp.set_streaming_width(static_cast<unsigned>(c.length()));
-  gp.set_byte_enable_ptr(nullptr);
-  gp.set_dmi_allowed(false);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  if (c.multi_lane()) {
+  if (c.multi_lane())
     ext = c.lanes();  // acknowledged is clear: only this request's target may set it
-    gp.set_address(ext.address[0]);
-    gp.set_extension(&ext);
-  } else {
+  else
     ext.lanes = 0;  // marks a plain request for complete()
-    gp.set_address(c.address());
-  }
+  prepare_payload(gp, wr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, c.multi_lane() ? ext.address[0] : c.address(),
+                  buf, static_cast<unsigned>(c.length()));
+  gp.set_dmi_allowed(false);
+  if (c.multi_lane()) gp.set_extension(&ext);
   if (wr) c.fill_data(buf);
 }
 

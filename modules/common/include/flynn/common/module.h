@@ -13,6 +13,7 @@
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/payload.h"
 
 namespace flynn {
 
@@ -133,12 +134,7 @@ class module : public sc_core::sc_module {
   transport_result transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
                              unsigned length, std::uint64_t at, Extensions*... extensions) {
     tlm::tlm_generic_payload gp;
-    gp.set_command(command);
-    gp.set_address(address);
-    gp.set_data_ptr(data);
-    gp.set_data_length(length);
-    gp.set_streaming_width(length);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    prepare_payload(gp, command, address, data, length);
     ((void)gp.set_extension(extensions), ...);
     sc_core::sc_time delay = delay_until(at);
     tracked_b_transport(socket, gp, delay);
@@ -147,20 +143,6 @@ class module : public sc_core::sc_module {
     r.status = gp.get_response_status();
     r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     return r;
-  }
-  // A debug access through `socket` (transport_dbg: no time passes, no traffic is counted
-  // as such): `command` on `length` bytes at `address`, moved from or into `data`. Returns
-  // the bytes the target moved.
-  template <class Socket>
-  unsigned debug_transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
-                           unsigned length) {
-    tlm::tlm_generic_payload gp;
-    gp.set_command(command);
-    gp.set_address(address);
-    gp.set_data_ptr(data);
-    gp.set_data_length(length);
-    gp.set_streaming_width(length);
-    return socket->transport_dbg(gp);
   }
   // The same with an address per lane (a lanes_extension, every lane active): the `length`
   // bytes are split evenly over the lanes, lane i's at lane_addresses[i], and the payload's
@@ -182,6 +164,16 @@ class module : public sc_core::sc_module {
     return r;
   }
 
+  // A debug access through `socket` (transport_dbg: no time passes, no traffic is counted
+  // as such): `command` on `length` bytes at `address`, moved from or into `data`. Returns
+  // the bytes the target moved.
+  template <class Socket>
+  unsigned debug_transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
+                           unsigned length) {
+    tlm::tlm_generic_payload gp;
+    prepare_payload(gp, command, address, data, length);
+    return socket->transport_dbg(gp);
+  }
   stats_group stats_;
 
  private:
