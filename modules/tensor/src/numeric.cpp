@@ -13,7 +13,6 @@ std::uint16_t f32_to_bf16(float f) {
   return static_cast<std::uint16_t>((x + 0x7fff + lsb) >> 16);  // round to nearest even
 }
 
-float bf16_to_f32(std::uint16_t h) { return bits_to_float(std::uint32_t(h) << 16); }
 
 std::uint16_t f32_to_f16(float f) {
   const std::uint32_t x = float_to_bits(f);
@@ -49,9 +48,6 @@ float f16_to_f32(std::uint16_t h) {
   return bits_to_float(sign | ((exp + 112) << 23) | (man << 13));
 }
 
-float to_f32(element_type t, std::uint16_t bits) {
-  return t == element_type::bf16 ? bf16_to_f32(bits) : f16_to_f32(bits);
-}
 
 std::uint16_t from_f32(element_type t, float f) { return t == element_type::bf16 ? f32_to_bf16(f) : f32_to_f16(f); }
 

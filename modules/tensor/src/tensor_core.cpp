@@ -1,6 +1,7 @@
 #include "flynn/tensor/tensor_core.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace flynn {
 
@@ -65,31 +66,33 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   af_.resize(std::size_t(x->m) * x->k);
   bf_.resize(std::size_t(x->n) * x->k);
   for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
-  for (std::size_t e = 0; e < bf_.size(); ++e) bf_[e] = to_f32(x->type, x->b[e]);
-  // (Eight outputs at a time, each its own chain of fp32 additions in k order: the chains
-  // overlap on the host, the roundings are those of one output at a time. The build keeps
-  // a * b + c as two roundings: -ffp-contract=off.)
+  // B is given column by column (x->b[j * k + q]); it is kept row by row (bf_[q * n + j]) so
+  // that one product row adds to a whole row of D at a time.
+  for (unsigned j = 0; j < x->n; ++j)
+    for (unsigned q = 0; q < x->k; ++q) bf_[std::size_t(q) * x->n + j] = to_f32(x->type, x->b[std::size_t(j) * x->k + q]);
+  // Each output is its own chain of fp32 additions in k order (acc = D, then + a[i][q] *
+  // b[q][j] for q ascending): the rows of products are added to D's row one after another,
+  // eight columns at a time, so the chains of one row advance side by side on the host with
+  // the roundings of one output at a time. The build keeps a * b + c as two roundings:
+  // -ffp-contract=off.
   constexpr unsigned lanes = 8;
+  using lane_floats = float __attribute__((vector_size(lanes * sizeof(float))));  // element-wise IEEE fp32
   for (unsigned i = 0; i < x->m; ++i) {
     const float* ar = &af_[std::size_t(i) * x->k];
-    float* drow = &x->d[std::size_t(i) * x->n];
-    unsigned j = 0;
-    for (; j + lanes <= x->n; j += lanes) {
-      float acc[lanes];
-      const float* bc[lanes];
-      for (unsigned c = 0; c < lanes; ++c) {
-        acc[c] = drow[j + c];
-        bc[c] = &bf_[std::size_t(j + c) * x->k];
+    float* __restrict drow = &x->d[std::size_t(i) * x->n];  // (D and the operands do not overlap)
+    for (unsigned q = 0; q < x->k; ++q) {
+      const float a = ar[q];
+      const float* __restrict brow = &bf_[std::size_t(q) * x->n];
+      unsigned j = 0;
+      const lane_floats av = {a, a, a, a, a, a, a, a};
+      for (; j + lanes <= x->n; j += lanes) {  // each product exact in fp32, each lane its own rounding
+        lane_floats dv, bv;
+        std::memcpy(&dv, drow + j, sizeof dv);
+        std::memcpy(&bv, brow + j, sizeof bv);
+        dv = dv + av * bv;
+        std::memcpy(drow + j, &dv, sizeof dv);
       }
-      for (unsigned q = 0; q < x->k; ++q)
-        for (unsigned c = 0; c < lanes; ++c) acc[c] = acc[c] + ar[q] * bc[c][q];  // each product exact in fp32
-      for (unsigned c = 0; c < lanes; ++c) drow[j + c] = acc[c];
-    }
-    for (; j < x->n; ++j) {
-      float acc = drow[j];
-      const float* bc = &bf_[std::size_t(j) * x->k];
-      for (unsigned q = 0; q < x->k; ++q) acc = acc + ar[q] * bc[q];
-      drow[j] = acc;
+      for (; j < x->n; ++j) drow[j] = drow[j] + a * brow[j];
     }
   }
   delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "flynn/common/bits.h"
+
 namespace flynn {
 
 enum class element_type { f16, bf16, f32 };
@@ -20,9 +22,11 @@ enum class element_type { f16, bf16, f32 };
 std::uint16_t f32_to_f16(float f);   // round to nearest even; overflow -> inf; NaN kept
 float f16_to_f32(std::uint16_t h);
 std::uint16_t f32_to_bf16(float f);  // round to nearest even; NaN kept quiet
-float bf16_to_f32(std::uint16_t h);
+inline float bf16_to_f32(std::uint16_t h) { return bits_to_float(std::uint32_t(h) << 16); }
 
-float to_f32(element_type t, std::uint16_t bits);
+inline float to_f32(element_type t, std::uint16_t bits) {
+  return t == element_type::bf16 ? bf16_to_f32(bits) : f16_to_f32(bits);
+}
 std::uint16_t from_f32(element_type t, float f);
 
 // Reference D = A x B + C (row-major; A M x K, B K x N, C and D M x N in fp32) with the
