@@ -9,8 +9,8 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/tlm/payload.h"
 #include "flynn/tlm/memory_manager.h"
+#include "flynn/tlm/payload.h"
 #include "flynn/tlm/protocol_checker.h"
 
 namespace protocol_test {

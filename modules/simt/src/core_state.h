@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "flynn/tlm/response_bound_extension.h"
 #include "flynn/simt/isa.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/response_bound_extension.h"
 
 #include <tlm>
 

@@ -4,8 +4,8 @@
 // scoreboard when. The issue loop synchronises with simulated time through
 // sync_for_memory and wait_memory before it decides anything a response could change.
 #include <algorithm>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "coalescer.h"

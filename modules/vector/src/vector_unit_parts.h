@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "flynn/tlm/no_dmi_initiator.h"
-#include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/at_request_queue.h"
+#include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/vector/vector_unit.h"
 
 namespace flynn {

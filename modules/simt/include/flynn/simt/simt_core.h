@@ -18,7 +18,6 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
@@ -27,12 +26,13 @@
 #include "flynn/simt/launch.h"
 #include "flynn/simt/scheduler.h"
 #include "flynn/sync/tx_barrier.h"
-#include "flynn/tma/tma_if.h"
-#include "flynn/tma/tma_loader.h"
 #include "flynn/tlm/at_request_queue.h"
 #include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
+#include "flynn/tlm/no_dmi_initiator.h"
+#include "flynn/tma/tma_if.h"
+#include "flynn/tma/tma_loader.h"
 
 namespace flynn {
 

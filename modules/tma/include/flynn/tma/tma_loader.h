@@ -17,14 +17,14 @@
 #include <systemc>
 #include <tlm>
 
-#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/sync/tx_barrier.h"
-#include "flynn/tma/swizzle.h"
-#include "flynn/tma/tma_if.h"
 #include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/memory_manager.h"
+#include "flynn/tlm/no_dmi_initiator.h"
+#include "flynn/tma/swizzle.h"
+#include "flynn/tma/tma_if.h"
 
 namespace flynn {
 

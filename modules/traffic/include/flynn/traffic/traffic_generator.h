@@ -15,12 +15,12 @@
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
-#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/memory_manager.h"
+#include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/tma/swizzle.h"
 #include "flynn/traffic/issue_plan.h"
 
