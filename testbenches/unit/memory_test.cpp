@@ -672,3 +672,47 @@ TEST_CASE("invalid parameters are refused with the field named") {
   p.shared_ports = 0;
   CHECK(p.check().size() == 1);
 }
+
+TEST_CASE("word_records: records per word in the order added, slots reused after removal") {
+  flynn::word_records<int> r(1 << 20);
+  CHECK(r.empty());
+  CHECK(r.first(5) == r.none);
+  const auto a = r.add(5, 1), b = r.add(5, 2), c = r.add((1 << 20) - 1, 3), d = r.add(5, 4);
+  auto list = [&](std::uint64_t w) {
+    std::vector<int> v;
+    for (auto s = r.first(w); s != r.none; s = r.next(s)) v.push_back(r[s]);
+    return v;
+  };
+  CHECK(list(5) == std::vector<int>{1, 2, 4});
+  CHECK(list((1 << 20) - 1) == std::vector<int>{3});
+  CHECK(list(6).empty());
+  r.remove(5, b);  // from the middle
+  CHECK(list(5) == std::vector<int>{1, 4});
+  r.remove(5, d);  // the tail: a record added next goes after the new tail
+  const auto e = r.add(5, 5);
+  CHECK(e == d);  // the freed slot, reused
+  CHECK(list(5) == std::vector<int>{1, 5});
+  r.remove(5, a);
+  r.remove(5, e);
+  r.remove((1 << 20) - 1, c);
+  CHECK(r.empty());
+  CHECK(r.first(5) == r.none);
+}
+
+TEST_CASE("cycle_buckets: taken out by cycle, then in the order added, only up to the cycle asked") {
+  flynn::cycle_buckets<int> q;
+  q.add(7, 1);
+  q.add(3, 2);
+  q.add(7, 3);
+  q.add(5, 4);
+  q.add(3, 5);
+  std::vector<int> got;
+  q.take_through(2, [&](int v) { got.push_back(v); });
+  CHECK(got.empty());
+  q.take_through(5, [&](int v) { got.push_back(v); });
+  CHECK(got == std::vector<int>{2, 5, 4});
+  q.add(6, 6);
+  q.take_through(100, [&](int v) { got.push_back(v); });
+  CHECK(got == std::vector<int>{2, 5, 4, 6, 1, 3});
+  CHECK(q.empty());
+}

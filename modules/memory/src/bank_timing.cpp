@@ -194,8 +194,7 @@ void banked_memory::forget_past() {
   const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   for (auto& b : banks_) b.forget_before(now);
   for (auto& ps : ports_) ps->calendar.forget_before(now);
-  for (auto it = lt_reads_.begin(); it != lt_reads_.end();)
-    it = it->second.cycle < now ? lt_reads_.erase(it) : std::next(it);
+  if (now > 0) lt_expiry_.take_through(now - 1, [this](const lt_read_expiry& e) { lt_reads_.remove(e.word, e.slot); });
 }
 
 // Data moves word by word at the cycle of the wavefront that carries the word: a write
@@ -235,11 +234,11 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
         if (answer_later) {
           watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
           if (!watched)
-            watched = &watched_words_.try_emplace(&gp, word_list(recycling_allocator<std::uint64_t>(&word_records_)))
+            watched = &watched_words_.try_emplace(&gp, word_list(recycling_allocator<std::uint64_t>(&watch_pool_)))
                             .first->second;
           watched->push_back(w);
         } else if (p_.lt_race_fault && when >= now) {
-          lt_reads_.emplace(w, lt_read{when, now, port});
+          lt_expiry_.add(when, {w, lt_reads_.add(w, lt_read{when, now, port})});
         }
       } else {
         write_word(w, when, lo, hi, b, port, now);
@@ -279,7 +278,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
                                const unsigned char* src, unsigned port, std::uint64_t now) {
   if (!lt_reads_.empty()) check_lt_reads(w, when, port);
-  if (when <= now && (pending_.empty() || pending_.count(w) == 0)) {
+  if (when <= now && (pending_.empty() || pending_.first(w) == pending_.none)) {
     std::memcpy(&data_[lo], src, hi - lo);
     if (!watch_.empty()) refresh_watchers(w, when);
     return;
@@ -289,8 +288,8 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
     std::memcpy(pw.small.data(), src, pw.len);
   else
     pw.large.assign(src, src + pw.len);
-  pending_.emplace(w, std::move(pw));
-  commit_order_.push({when, write_seq_ - 1, w});
+  const std::uint32_t slot = pending_.add(w, std::move(pw));
+  commit_order_.add(when, {w, slot});
   if (!watch_.empty()) refresh_watchers(w, when);
 }
 
@@ -301,23 +300,22 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
 // (An AT read is answered at its response and sees the write: see refresh_watchers.)
 void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port) {
   const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
-  const auto range = lt_reads_.equal_range(w);
-  for (auto it = range.first; it != range.second;) {
-    const lt_read& r = it->second;
-    if (r.cycle < now) {  // past: no later write can land before it
-      it = lt_reads_.erase(it);
-      continue;
-    }
-    if (r.cycle >= when && r.port != port && race_.empty()) {
-      race_ = "race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
-            " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
-            ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
-            std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
-            "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
-            "the hardware would (an AT read would)";
-      race_ev_.notify(sc_core::SC_ZERO_TIME);  // reported from a thread (this may run in the arbiter method)
-    }
-    ++it;
+  // The latest of the racing reads is reported.
+  std::uint32_t racing = lt_reads_.none;
+  for (std::uint32_t s = lt_reads_.first(w); s != lt_reads_.none; s = lt_reads_.next(s)) {
+    const lt_read& r = lt_reads_[s];
+    // (A read of a past cycle cannot race: no later write lands before it.)
+    if (r.cycle >= now && r.cycle >= when && r.port != port) racing = s;
+  }
+  if (racing != lt_reads_.none && race_.empty()) {
+    const lt_read& r = lt_reads_[racing];
+    race_ = "race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
+          " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
+          ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
+          std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
+          "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
+          "the hardware would (an AT read would)";
+    race_ev_.notify(sc_core::SC_ZERO_TIME);  // reported from a thread (this may run in the arbiter method)
   }
 }
 
@@ -354,12 +352,12 @@ void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
 // (cycle, order) order.
 void banked_memory::overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
                             unsigned char* dst) const {
-  const auto range = pending_.equal_range(w);
-  if (range.first == range.second) return;
+  std::uint32_t s = pending_.first(w);
+  if (s == pending_.none) return;
   std::vector<const pending_write*>& seen = overlay_scratch_;
   seen.clear();
-  for (auto it = range.first; it != range.second; ++it)
-    if (it->second.cycle <= when) seen.push_back(&it->second);
+  for (; s != pending_.none; s = pending_.next(s))
+    if (pending_[s].cycle <= when) seen.push_back(&pending_[s]);
   std::sort(seen.begin(), seen.end(), [](const pending_write* x, const pending_write* y) {
     return std::tie(x->cycle, x->seq) < std::tie(y->cycle, y->seq);
   });
@@ -371,17 +369,11 @@ void banked_memory::overlay(std::uint64_t w, std::uint64_t when, std::uint64_t l
 
 // Lands the queued writes of cycles up to `cycle` in the array, in (cycle, order) order.
 void banked_memory::commit_until(std::uint64_t cycle) const {
-  while (!commit_order_.empty() && commit_order_.top().cycle <= cycle) {
-    const landing l = commit_order_.top();
-    commit_order_.pop();
-    const auto range = pending_.equal_range(l.word);
-    for (auto it = range.first; it != range.second; ++it)
-      if (it->second.seq == l.seq) {
-        std::memcpy(&data_[it->second.addr], it->second.bytes(), it->second.len);
-        pending_.erase(it);
-        break;
-      }
-  }
+  commit_order_.take_through(cycle, [this](const landing& l) {
+    const pending_write& pw = pending_[l.slot];
+    std::memcpy(&data_[pw.addr], pw.bytes(), pw.len);
+    pending_.remove(l.word, l.slot);
+  });
 }
 
 }  // namespace flynn

@@ -74,6 +74,8 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   throw_if_invalid("banked_memory", p_.check());
   mapping_ = make_bank_mapping(p_.mapping, p_.banks, p_.block_words);
   word_ = fixed_divisor(p_.word_bytes);
+  pending_ = word_records<pending_write>(p_.size_bytes / p_.word_bytes);
+  lt_reads_ = word_records<lt_read>(p_.size_bytes / p_.word_bytes);
   initial_image(p_, data_);
   const unsigned n = p_.ports();
   lt_ahead_.assign(n, 0);

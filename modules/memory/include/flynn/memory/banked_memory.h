@@ -23,6 +23,7 @@
 #include "flynn/common/recycling_pool.h"
 #include "flynn/memory/bank_mapping.h"
 #include "flynn/memory/occupancy_calendar.h"
+#include "flynn/memory/word_records.h"
 #include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
@@ -149,14 +150,8 @@ class banked_memory : public module, public golden_memory {
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
   std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
-  // The per-word records below come and go with every request: their nodes are recycled
-  // through a pool of the memory's own (declared before them, so it outlives them).
-  mutable recycling_pool word_records_;
-  template <class K, class V>
-  using word_multimap = std::unordered_multimap<K, V, std::hash<K>, std::equal_to<K>,
-                                                recycling_allocator<std::pair<const K, V>>>;
-  // Writes for cycles ahead of simulated time: by word, and in a heap by (cycle, order) for
-  // landing them in the array when their cycle has come.
+  // Writes for cycles ahead of simulated time: by word (see word_records.h), and in a heap
+  // by (cycle, order) for landing them in the array when their cycle has come.
   struct pending_write {
     std::uint64_t cycle, seq, addr;
     unsigned len;
@@ -165,11 +160,11 @@ class banked_memory : public module, public golden_memory {
     const unsigned char* bytes() const { return len <= small.size() ? small.data() : large.data(); }
   };
   struct landing {
-    std::uint64_t cycle, seq, word;
-    bool operator>(const landing& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
+    std::uint64_t word;
+    std::uint32_t slot;  // in pending_
   };
-  mutable word_multimap<std::uint64_t, pending_write> pending_{recycling_allocator<int>(&word_records_)};
-  mutable std::priority_queue<landing, std::vector<landing>, std::greater<landing>> commit_order_;
+  mutable word_records<pending_write> pending_;
+  mutable cycle_buckets<landing> commit_order_;
   std::uint64_t write_seq_ = 0;
   mutable std::vector<const pending_write*> overlay_scratch_;
   void write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, const unsigned char* src,
@@ -180,24 +175,36 @@ class banked_memory : public module, public golden_memory {
     std::uint64_t cycle, granted;
     unsigned port;
   };
-  word_multimap<std::uint64_t, lt_read> lt_reads_{recycling_allocator<int>(&word_records_)};
+  word_records<lt_read> lt_reads_;
+  // The LT reads by the cycle they read at, for forgetting them once it is past.
+  struct lt_read_expiry {
+    std::uint64_t word;
+    std::uint32_t slot;  // in lt_reads_
+  };
+  cycle_buckets<lt_read_expiry> lt_expiry_;
   void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port);
   std::string race_;          // the first race found, reported by a thread of its own
   sc_core::sc_event race_ev_;
   void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
   void commit_until(std::uint64_t cycle) const;
+  // The watch records below come and go with every AT read: their nodes are recycled through
+  // a pool of the memory's own (declared before them, so it outlives them).
+  mutable recycling_pool watch_pool_;
+  template <class K, class V>
+  using word_multimap = std::unordered_multimap<K, V, std::hash<K>, std::equal_to<K>,
+                                                recycling_allocator<std::pair<const K, V>>>;
   // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go.
   struct read_watch {
     std::uint64_t cycle, lo, hi;
     unsigned char* dst;
     const tlm::tlm_generic_payload* gp;
   };
-  word_multimap<std::uint64_t, read_watch> watch_{recycling_allocator<int>(&word_records_)};
+  word_multimap<std::uint64_t, read_watch> watch_{recycling_allocator<int>(&watch_pool_)};
   using word_list = std::vector<std::uint64_t, recycling_allocator<std::uint64_t>>;
   std::unordered_map<const tlm::tlm_generic_payload*, word_list, std::hash<const tlm::tlm_generic_payload*>,
                      std::equal_to<const tlm::tlm_generic_payload*>,
                      recycling_allocator<std::pair<const tlm::tlm_generic_payload* const, word_list>>>
-      watched_words_{recycling_allocator<int>(&word_records_)};
+      watched_words_{recycling_allocator<int>(&watch_pool_)};
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
   void unwatch(const tlm::tlm_generic_payload* gp);
   unsigned since_forget_ = 0;
