@@ -63,15 +63,23 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
   scratch_.clear();
   bool ordered = true;  // (bank, word) strictly increasing so far: nothing to sort or merge
   auto add_range = [&](std::uint64_t a, std::uint64_t len) {
-    for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + len - 1); w <= last; ++w) {
-      const std::pair<unsigned, std::uint64_t> x(mapping_->bank_of(w), w);
+    const std::uint64_t first = word_.quotient(a), n = word_.quotient(a + len - 1) - first + 1;
+    bank_scratch_.resize(n);
+    mapping_->banks_of(first, n, bank_scratch_.data());
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::pair<unsigned, std::uint64_t> x(bank_scratch_[i], first + i);
       if (ordered && !scratch_.empty() && !(scratch_.back() < x)) ordered = false;
       scratch_.push_back(x);
     }
   };
   if (const auto* lx = gp.get_extension<lanes_extension>()) {
     for (unsigned l = 0; l < lx->lanes; ++l)
-      if (lx->active(l)) add_range(lx->address[l], lx->lane_bytes);
+      if (lx->active(l)) {  // a run of active lanes at consecutive addresses is one range
+        unsigned k = l + 1;
+        while (k < lx->lanes && lx->active(k) && lx->address[k] == lx->address[k - 1] + lx->lane_bytes) ++k;
+        add_range(lx->address[l], std::uint64_t(k - l) * lx->lane_bytes);
+        l = k - 1;
+      }
   } else {
     add_range(gp.get_address(), gp.get_data_length());
   }
@@ -162,11 +170,14 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   }
   // The cycle each word is accessed, for moving the data then (a single-port memory moves
   // it at once: its requests are served in order).
+  // (One wavefront: every word at its cycle.)
   word_when_.clear();
-  if (ports_.size() > 1)
+  one_wavefront_ = max_run == 1;
+  if (ports_.size() > 1 && !one_wavefront_) {
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
-  std::sort(word_when_.begin(), word_when_.end());
+    std::sort(word_when_.begin(), word_when_.end());
+  }
   const std::uint64_t first = max_run ? passes_[0] : t0;
   wavefronts_ += max_run;
   if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
@@ -212,7 +223,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
   // word_when_ is sorted by word and the words come mostly in increasing order: the entry
   // after the last one found is tried first.
   auto next_when = word_when_.cbegin();
-  word_list* watched = nullptr;  // this request's watched words
+  watch_list* watched = nullptr;  // this request's watch records
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {
       if (rd) std::memcpy(buf, &data_[a], n);
@@ -223,7 +234,9 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
       unsigned char* b = buf + (lo - a);
       std::uint64_t when = 0;
-      if (!word_when_.empty()) {
+      if (one_wavefront_) {
+        when = passes_[0];
+      } else if (!word_when_.empty()) {
         if (next_when == word_when_.cend() || next_when->first != w)
           next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
         if (next_when != word_when_.cend() && next_when->first == w) when = (next_when++)->second;
@@ -232,11 +245,14 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty()) overlay(w, when, lo, hi, b);
         if (answer_later) {
-          watch_.emplace(w, read_watch{when, lo, hi, b, &gp});
-          if (!watched)
-            watched = &watched_words_.try_emplace(&gp, word_list(recycling_allocator<std::uint64_t>(&watch_pool_)))
-                            .first->second;
-          watched->push_back(w);
+          if (!watched) {
+            watched = &watched_[&gp];
+            if (watched->capacity() == 0 && !spare_watch_lists_.empty()) {
+              watched->swap(spare_watch_lists_.back());
+              spare_watch_lists_.pop_back();
+            }
+          }
+          watched->emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
         } else if (p_.lt_race_fault && when >= now) {
           lt_expiry_.add(when, {w, lt_reads_.add(w, lt_read{when, now, port})});
         }
@@ -277,18 +293,22 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
 // that cycle has come and no earlier write to the word waits, else queued.
 void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
                                const unsigned char* src, unsigned port, std::uint64_t now) {
-  if (!lt_reads_.empty()) check_lt_reads(w, when, port);
+  if (!lt_reads_.empty()) check_lt_reads(w, when, port, now);
   if (when <= now && (pending_.empty() || pending_.first(w) == pending_.none)) {
     std::memcpy(&data_[lo], src, hi - lo);
     if (!watch_.empty()) refresh_watchers(w, when);
     return;
   }
-  pending_write pw{when, write_seq_++, lo, static_cast<unsigned>(hi - lo), {}, {}};
+  const std::uint32_t slot = pending_.add(w);
+  pending_write& pw = pending_[slot];
+  pw.cycle = when;
+  pw.seq = write_seq_++;
+  pw.addr = lo;
+  pw.len = static_cast<unsigned>(hi - lo);
   if (pw.len <= pw.small.size())
     std::memcpy(pw.small.data(), src, pw.len);
   else
     pw.large.assign(src, src + pw.len);
-  const std::uint32_t slot = pending_.add(w, std::move(pw));
   commit_order_.add(when, {w, slot});
   if (!watch_.empty()) refresh_watchers(w, when);
 }
@@ -298,8 +318,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
 // which the hardware's read would return. The write was made before the read completed, so
 // nothing in the program orders the two: a race, reported as a simulated fault naming both.
 // (An AT read is answered at its response and sees the write: see refresh_watchers.)
-void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port) {
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port, std::uint64_t now) {
   // The latest of the racing reads is reported.
   std::uint32_t racing = lt_reads_.none;
   for (std::uint32_t s = lt_reads_.first(w); s != lt_reads_.none; s = lt_reads_.next(s)) {
@@ -325,9 +344,8 @@ void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned
 // can see lands at the read's cycle or earlier, so it is the array plus the queued writes
 // up to the read's cycle.)
 void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
-  const auto range = watch_.equal_range(w);
-  for (auto it = range.first; it != range.second; ++it) {
-    const read_watch& r = it->second;
+  for (std::uint32_t s = watch_.first(w); s != watch_.none; s = watch_.next(s)) {
+    const read_watch& r = watch_[s];
     if (r.cycle < when) continue;
     std::memcpy(r.dst, &data_[r.lo], r.hi - r.lo);
     overlay(w, r.cycle, r.lo, r.hi, r.dst);
@@ -335,17 +353,12 @@ void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
 }
 
 void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
-  const auto words = watched_words_.find(gp);
-  if (words == watched_words_.end()) return;
-  for (const std::uint64_t w : words->second) {
-    const auto range = watch_.equal_range(w);
-    for (auto it = range.first; it != range.second; ++it)
-      if (it->second.gp == gp) {
-        watch_.erase(it);
-        break;
-      }
-  }
-  watched_words_.erase(words);
+  const auto it = watched_.find(gp);
+  if (it == watched_.end()) return;
+  for (const auto& [w, slot] : it->second) watch_.remove(w, slot);
+  it->second.clear();
+  spare_watch_lists_.push_back(std::move(it->second));
+  watched_.erase(it);
 }
 
 // A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in

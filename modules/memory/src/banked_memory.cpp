@@ -76,6 +76,7 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   word_ = fixed_divisor(p_.word_bytes);
   pending_ = word_records<pending_write>(p_.size_bytes / p_.word_bytes);
   lt_reads_ = word_records<lt_read>(p_.size_bytes / p_.word_bytes);
+  watch_ = word_records<read_watch>(p_.size_bytes / p_.word_bytes);
   initial_image(p_, data_);
   const unsigned n = p_.ports();
   lt_ahead_.assign(n, 0);
@@ -358,7 +359,7 @@ void banked_memory::begin_resp_process(unsigned port) {
          to_time(ps.begin_resp.front().first) <= now) {
     tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
     ps.begin_resp.pop_front();
-    if (!watched_words_.empty()) unwatch(gp);  // its data are final: the initiator owns them now
+    if (!watched_.empty()) unwatch(gp);  // its data are final: the initiator owns them now
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum r = (*ps.socket)->nb_transport_bw(*gp, ph, d);

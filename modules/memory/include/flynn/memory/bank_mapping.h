@@ -2,6 +2,7 @@
 // chosen by name through the bank_mappings table.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +19,10 @@ class bank_mapping {
   virtual ~bank_mapping() = default;
   // Bank of the word with index `word` (address / word size).
   virtual unsigned bank_of(std::uint64_t word) const = 0;
+  // Banks of the n words from `first` on, into out[0, n).
+  virtual void banks_of(std::uint64_t first, std::size_t n, unsigned* out) const {
+    for (std::size_t i = 0; i < n; ++i) out[i] = bank_of(first + i);
+  }
 };
 
 // Consecutive words in consecutive banks: bank = word mod banks.
@@ -25,6 +30,10 @@ class word_interleaved_mapping final : public bank_mapping {
  public:
   explicit word_interleaved_mapping(unsigned banks) : banks_(banks) {}
   unsigned bank_of(std::uint64_t word) const override { return static_cast<unsigned>(banks_.remainder(word)); }
+  void banks_of(std::uint64_t first, std::size_t n, unsigned* out) const override {
+    const auto banks = static_cast<unsigned>(banks_.divisor());
+    for (unsigned b = bank_of(first); n--; b = b + 1 == banks ? 0 : b + 1) *out++ = b;
+  }
 
  private:
   fixed_divisor banks_;

@@ -20,7 +20,6 @@
 #include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
-#include "flynn/common/recycling_pool.h"
 #include "flynn/memory/bank_mapping.h"
 #include "flynn/memory/occupancy_calendar.h"
 #include "flynn/memory/word_records.h"
@@ -150,6 +149,7 @@ class banked_memory : public module, public golden_memory {
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
   std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
+  bool one_wavefront_ = false;  // the last request reserved had one wavefront (word_when_ is then not filled)
   // Writes for cycles ahead of simulated time: by word (see word_records.h), and in a heap
   // by (cycle, order) for landing them in the array when their cycle has come.
   struct pending_write {
@@ -182,34 +182,27 @@ class banked_memory : public module, public golden_memory {
     std::uint32_t slot;  // in lt_reads_
   };
   cycle_buckets<lt_read_expiry> lt_expiry_;
-  void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port);
+  void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port, std::uint64_t now);
   std::string race_;          // the first race found, reported by a thread of its own
   sc_core::sc_event race_ev_;
   void overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi, unsigned char* dst) const;
   void commit_until(std::uint64_t cycle) const;
-  // The watch records below come and go with every AT read: their nodes are recycled through
-  // a pool of the memory's own (declared before them, so it outlives them).
-  mutable recycling_pool watch_pool_;
-  template <class K, class V>
-  using word_multimap = std::unordered_multimap<K, V, std::hash<K>, std::equal_to<K>,
-                                                recycling_allocator<std::pair<const K, V>>>;
-  // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go.
+  // AT reads not answered yet, by word: the cycle the word is read, and where its bytes go;
+  // and by request, the (word, slot) of each of its records.
   struct read_watch {
     std::uint64_t cycle, lo, hi;
     unsigned char* dst;
-    const tlm::tlm_generic_payload* gp;
   };
-  word_multimap<std::uint64_t, read_watch> watch_{recycling_allocator<int>(&watch_pool_)};
-  using word_list = std::vector<std::uint64_t, recycling_allocator<std::uint64_t>>;
-  std::unordered_map<const tlm::tlm_generic_payload*, word_list, std::hash<const tlm::tlm_generic_payload*>,
-                     std::equal_to<const tlm::tlm_generic_payload*>,
-                     recycling_allocator<std::pair<const tlm::tlm_generic_payload* const, word_list>>>
-      watched_words_{recycling_allocator<int>(&watch_pool_)};
+  word_records<read_watch> watch_;
+  using watch_list = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
+  std::unordered_map<const tlm::tlm_generic_payload*, watch_list> watched_;
+  std::vector<watch_list> spare_watch_lists_;  // emptied lists, keeping their capacity
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
   void unwatch(const tlm::tlm_generic_payload* gp);
   unsigned since_forget_ = 0;
   void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
+  std::vector<unsigned> bank_scratch_;                        // the banks of a range of words
   std::vector<std::size_t> runs_;                             // scratch: bank run starts
   std::uint64_t first_cycle_ = UINT64_MAX, last_cycle_ = 0;
 

@@ -35,14 +35,20 @@ class word_records {
 
   // Adds a record to word w, after its others; returns its slot.
   std::uint32_t add(std::uint64_t w, T value) {
+    const std::uint32_t slot = add(w);
+    nodes_[slot].value = std::move(value);
+    return slot;
+  }
+  // The same with the record left to be filled in place through operator[] (a reused slot
+  // keeps the value it had: its buffers are reused too).
+  std::uint32_t add(std::uint64_t w) {
     std::uint32_t slot;
     if (!free_.empty()) {
       slot = free_.back();
       free_.pop_back();
-      nodes_[slot].value = std::move(value);
     } else {
       slot = static_cast<std::uint32_t>(nodes_.size());
-      nodes_.push_back({std::move(value), none});
+      nodes_.push_back({T{}, none});
     }
     nodes_[slot].next = none;
     list& l = list_of(w);
