@@ -48,7 +48,11 @@ void register_file::prune(std::uint64_t t) {
       b.words.pop_front();
       ++b.first_word;
     }
-  queue_.erase(queue_.begin(), queue_.lower_bound(old));
+  while (queue_head_ < queue_.size() && queue_[queue_head_].enter < old) ++queue_head_;
+  if (queue_head_ > 64 && queue_head_ * 2 > queue_.size()) {
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
+    queue_head_ = 0;
+  }
 }
 
 void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -82,10 +86,13 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
         unsigned occupied = 0;
         std::uint64_t first_leave = UINT64_MAX;
         // Only entries that entered within the longest stay so far can still be queued at t.
-        for (auto it = queue_.lower_bound(t > longest_ ? t - longest_ : 0); it != queue_.end() && it->first <= t; ++it)
-          if (it->second > t) {
+        const std::uint64_t since = t > longest_ ? t - longest_ : 0;
+        for (auto it = std::lower_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), since,
+                                        [](const queue_entry& e, std::uint64_t c) { return e.enter < c; });
+             it != queue_.end() && it->enter <= t; ++it)
+          if (it->leave > t) {
             ++occupied;
-            first_leave = std::min(first_leave, it->second);
+            first_leave = std::min(first_leave, it->leave);
           }
         if (occupied < p_.result_queue) break;
         queue_full_cycles_ += first_leave - t;
@@ -93,7 +100,12 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       }
       const std::uint64_t slot = reserve(reg % p_.banks, t);
       conflict_cycles_ += slot - t;
-      queue_.emplace(t, slot + 1);
+      if (queue_.empty() || queue_.back().enter <= t)  // the usual case: in time order
+        queue_.push_back({t, slot + 1});
+      else
+        queue_.insert(std::upper_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), t,
+                                       [](std::uint64_t c, const queue_entry& e) { return c < e.enter; }),
+                      {t, slot + 1});
       longest_ = std::max(longest_, slot + 1 - t);
       done = std::max(done, slot + 1);
       ++writes_;

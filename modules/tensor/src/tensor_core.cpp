@@ -65,34 +65,42 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   // Arithmetic: acc = D; k ascending; fp32 additions of exact products.
   af_.resize(std::size_t(x->m) * x->k);
   bf_.resize(std::size_t(x->n) * x->k);
-  for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
+  const bool bf16 = x->type == element_type::bf16;  // (the widening chosen once per block)
+  for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = bf16 ? bf16_to_f32(x->a[e]) : to_f32(x->type, x->a[e]);
   // B is given column by column (x->b[j * k + q]); it is kept row by row (bf_[q * n + j]) so
-  // that one product row adds to a whole row of D at a time.
+  // that eight columns of one product row are side by side.
   for (unsigned j = 0; j < x->n; ++j)
-    for (unsigned q = 0; q < x->k; ++q) bf_[std::size_t(q) * x->n + j] = to_f32(x->type, x->b[std::size_t(j) * x->k + q]);
+    for (unsigned q = 0; q < x->k; ++q) {
+      const std::uint16_t b = x->b[std::size_t(j) * x->k + q];
+      bf_[std::size_t(q) * x->n + j] = bf16 ? bf16_to_f32(b) : to_f32(x->type, b);
+    }
   // Each output is its own chain of fp32 additions in k order (acc = D, then + a[i][q] *
-  // b[q][j] for q ascending): the rows of products are added to D's row one after another,
-  // eight columns at a time, so the chains of one row advance side by side on the host with
-  // the roundings of one output at a time. The build keeps a * b + c as two roundings:
-  // -ffp-contract=off.
+  // b[q][j] for q ascending): eight outputs of a row advance side by side, their partial sums
+  // held across the whole chain, each with its own roundings. The build keeps a * b + c as two
+  // roundings: -ffp-contract=off.
   constexpr unsigned lanes = 8;
   using lane_floats = float __attribute__((vector_size(lanes * sizeof(float))));  // element-wise IEEE fp32
+  const unsigned n = x->n, k = x->k;
   for (unsigned i = 0; i < x->m; ++i) {
-    const float* ar = &af_[std::size_t(i) * x->k];
-    float* __restrict drow = &x->d[std::size_t(i) * x->n];  // (D and the operands do not overlap)
-    for (unsigned q = 0; q < x->k; ++q) {
-      const float a = ar[q];
-      const float* __restrict brow = &bf_[std::size_t(q) * x->n];
-      unsigned j = 0;
-      const lane_floats av = {a, a, a, a, a, a, a, a};
-      for (; j + lanes <= x->n; j += lanes) {  // each product exact in fp32, each lane its own rounding
-        lane_floats dv, bv;
-        std::memcpy(&dv, drow + j, sizeof dv);
-        std::memcpy(&bv, brow + j, sizeof bv);
-        dv = dv + av * bv;
-        std::memcpy(drow + j, &dv, sizeof dv);
+    const float* ar = &af_[std::size_t(i) * k];
+    float* __restrict drow = &x->d[std::size_t(i) * n];  // (D and the operands do not overlap)
+    unsigned j = 0;
+    for (; j + lanes <= n; j += lanes) {  // each product exact in fp32, each lane its own rounding
+      lane_floats acc, bv;
+      std::memcpy(&acc, drow + j, sizeof acc);
+      const float* bcol = &bf_[j];
+      for (unsigned q = 0; q < k; ++q, bcol += n) {
+        const float a = ar[q];
+        const lane_floats av = {a, a, a, a, a, a, a, a};
+        std::memcpy(&bv, bcol, sizeof bv);
+        acc = acc + av * bv;
       }
-      for (; j < x->n; ++j) drow[j] = drow[j] + a * brow[j];
+      std::memcpy(drow + j, &acc, sizeof acc);
+    }
+    for (; j < n; ++j) {
+      float acc = drow[j];
+      for (unsigned q = 0; q < k; ++q) acc = acc + ar[q] * bf_[std::size_t(q) * n + j];
+      drow[j] = acc;
     }
   }
   delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();

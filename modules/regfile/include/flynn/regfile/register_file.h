@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <vector>
 
 #include <systemc>
@@ -63,7 +62,11 @@ class register_file : public module {
     std::uint64_t first_word = 0;
   };
   std::vector<bank_slots> busy_;
-  std::multimap<std::uint64_t, std::uint64_t> queue_;  // write-back entries: [enter, leave)
+  struct queue_entry {
+    std::uint64_t enter, leave;  // a write-back's stay in the result queue: [enter, leave)
+  };
+  std::vector<queue_entry> queue_;  // sorted by enter; the entries before queue_head_ are forgotten
+  std::size_t queue_head_ = 0;
   std::uint64_t horizon_ = 0, longest_ = 1;
   stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_;
 };
