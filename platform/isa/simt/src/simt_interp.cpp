@@ -472,8 +472,20 @@ class machine {
         if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
         else gaddr += static_cast<std::uint64_t>(x) * d.strides[k];
       }
+      const std::int64_t x0 = static_cast<std::int32_t>(th.r[in.rc]);
+      if (inside && x0 >= 0 && std::uint64_t(x0) + d.box[0] <= d.dims[0] && row_bytes % 16 == 0 &&
+          gaddr + (std::uint64_t(x0) + d.box[0]) * d.elem_bytes <= global_.size()) {
+        // The whole row in bounds: sixteen bytes at a time (a swizzle moves 16-byte granules whole).
+        for (std::uint64_t c = 0; c < row_bytes; c += 16) {
+          unsigned char* sh = &(*shared_)[dst + swizzle_offset(row * row_bytes + c, d.swizzle)];
+          unsigned char* g = &global_[gaddr + std::uint64_t(x0) * d.elem_bytes + c];
+          if (store) std::memcpy(g, sh, 16);
+          else std::memcpy(sh, g, 16);
+        }
+        continue;
+      }
       for (std::uint32_t e = 0; e < d.box[0]; ++e) {
-        const std::int64_t x = static_cast<std::int32_t>(th.r[in.rc]) + static_cast<std::int64_t>(e);
+        const std::int64_t x = x0 + static_cast<std::int64_t>(e);
         const bool in_bounds = inside && x >= 0 && static_cast<std::uint64_t>(x) < d.dims[0];
         for (unsigned byte = 0; byte < d.elem_bytes; ++byte) {
           const std::uint64_t off = row * row_bytes + std::uint64_t(e) * d.elem_bytes + byte;
@@ -561,22 +573,23 @@ class machine {
     std::vector<float> af(a.size()), bf(b.size());
     for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
     for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
-    // (n is a multiple of 8: four columns at a time as one element-wise fp32 operation.)
-    using four_floats = float __attribute__((vector_size(4 * sizeof(float))));
+    // (n is a multiple of 8: eight columns of a row at a time as one element-wise fp32
+    // operation, their partial sums held across the row's sixteen products.)
+    using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));
     d = c;
     for (unsigned i = 0; i < 64; ++i) {
       float* drow = &d[std::size_t(i) * n];
-      for (unsigned k = 0; k < 16; ++k) {
-        const float x = af[std::size_t(i) * 16 + k];
-        const four_floats xv = {x, x, x, x};
-        const float* brow = &bf[std::size_t(k) * n];
-        for (unsigned j = 0; j < n; j += 4) {
-          four_floats dv, bv;
-          std::memcpy(&dv, drow + j, sizeof dv);
-          std::memcpy(&bv, brow + j, sizeof bv);
+      const float* arow = &af[std::size_t(i) * 16];
+      for (unsigned j = 0; j < n; j += 8) {
+        eight_floats dv, bv;
+        std::memcpy(&dv, drow + j, sizeof dv);
+        for (unsigned k = 0; k < 16; ++k) {
+          const float x = arow[k];
+          const eight_floats xv = {x, x, x, x, x, x, x, x};
+          std::memcpy(&bv, &bf[std::size_t(k) * n + j], sizeof bv);
           dv = dv + xv * bv;
-          std::memcpy(drow + j, &dv, sizeof dv);
         }
+        std::memcpy(drow + j, &dv, sizeof dv);
       }
     }
     for (unsigned w = 0; w < 4; ++w)
