@@ -83,10 +83,29 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
   } else {
     add_range(gp.get_address(), gp.get_data_length());
   }
-  if (!ordered) {  // lanes reading the same word share one access (broadcast)
-    std::sort(scratch_.begin(), scratch_.end());
-    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  if (!ordered) sort_words();
+}
+
+// Sorts scratch_ by (bank, word) and drops repeated words (lanes reading the same word share
+// one access: a broadcast): the words are spread into their banks, then each bank's few are
+// put in order.
+void banked_memory::sort_words() {
+  bank_counts_.assign(p_.banks + 1, 0);
+  for (const auto& bw : scratch_) ++bank_counts_[bw.first + 1];
+  for (unsigned b = 0; b < p_.banks; ++b) bank_counts_[b + 1] += bank_counts_[b];
+  sorted_.resize(scratch_.size());
+  for (const auto& bw : scratch_) sorted_[bank_counts_[bw.first]++] = bw;  // (counts now hold each bank's end)
+  std::size_t out = 0, begin = 0;
+  for (unsigned b = 0; b < p_.banks; ++b) {
+    const std::size_t end = bank_counts_[b];
+    // Insertion sort of the bank's words (a handful, mostly in order already).
+    for (std::size_t i = begin + 1; i < end; ++i)
+      for (std::size_t j = i; j > begin && sorted_[j].second < sorted_[j - 1].second; --j) std::swap(sorted_[j], sorted_[j - 1]);
+    for (std::size_t i = begin; i < end; ++i)
+      if (i == begin || sorted_[i].second != sorted_[i - 1].second) scratch_[out++] = sorted_[i];
+    begin = end;
   }
+  scratch_.resize(out);
 }
 
 // Wavefront j carries the j-th distinct word of every bank the request touches. A
@@ -243,7 +262,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
       }
       if (rd) {
         std::memcpy(b, &data_[lo], hi - lo);
-        if (!pending_.empty()) overlay(w, when, lo, hi, b);
+        if (!pending_.empty() && pending_.first(w) != pending_.none) overlay(w, when, lo, hi, b);
         if (answer_later) {
           if (!watched) {
             watched = &watched_[&gp];

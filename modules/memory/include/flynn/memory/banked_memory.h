@@ -203,6 +203,9 @@ class banked_memory : public module, public golden_memory {
   void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
   std::vector<unsigned> bank_scratch_;                        // the banks of a range of words
+  std::vector<std::pair<unsigned, std::uint64_t>> sorted_;    // scratch of sort_words
+  std::vector<std::size_t> bank_counts_;                      // scratch of sort_words
+  void sort_words();
   std::vector<std::size_t> runs_;                             // scratch: bank run starts
   std::uint64_t first_cycle_ = UINT64_MAX, last_cycle_ = 0;
 

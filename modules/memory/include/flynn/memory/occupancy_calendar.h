@@ -39,25 +39,7 @@ class occupancy_calendar {
         busy_.push_back({from, to, tag});
       return;
     }
-    auto it = first_ending_after(from);  // the booking after the new one
-    if (merge_) {
-      const bool joins_next = it != busy_.end() && it->from == to;
-      const bool joins_prev = it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) && std::prev(it)->to == from;
-      if (joins_prev && joins_next) {
-        std::prev(it)->to = it->to;
-        busy_.erase(it);
-        return;
-      }
-      if (joins_prev) {
-        std::prev(it)->to = to;
-        return;
-      }
-      if (joins_next) {
-        it->from = from;
-        return;
-      }
-    }
-    busy_.insert(it, {from, to, tag});
+    book_before_end(from, to, tag);
   }
 
   // The tag of the latest booking that ends at or before `c`; false if none.
@@ -93,6 +75,29 @@ class occupancy_calendar {
   iterator first_ending_after(std::uint64_t c) {
     return std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_), busy_.end(), c,
                             [](std::uint64_t x, const booking& b) { return x < b.to; });
+  }
+
+  // book() for a booking that is not after all the others.
+  void book_before_end(std::uint64_t from, std::uint64_t to, std::uint64_t tag) {
+    auto it = first_ending_after(from);  // the booking after the new one
+    if (merge_) {
+      const bool joins_next = it != busy_.end() && it->from == to;
+      const bool joins_prev = it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) && std::prev(it)->to == from;
+      if (joins_prev && joins_next) {
+        std::prev(it)->to = it->to;
+        busy_.erase(it);
+        return;
+      }
+      if (joins_prev) {
+        std::prev(it)->to = to;
+        return;
+      }
+      if (joins_next) {
+        it->from = from;
+        return;
+      }
+    }
+    busy_.insert(it, {from, to, tag});
   }
 
   bool merge_;
