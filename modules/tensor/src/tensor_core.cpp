@@ -65,15 +65,19 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   // Arithmetic: acc = D; k ascending; fp32 additions of exact products.
   af_.resize(std::size_t(x->m) * x->k);
   bf_.resize(std::size_t(x->n) * x->k);
-  const bool bf16 = x->type == element_type::bf16;  // (the widening chosen once per block)
-  for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = bf16 ? bf16_to_f32(x->a[e]) : to_f32(x->type, x->a[e]);
   // B is given column by column (x->b[j * k + q]); it is kept row by row (bf_[q * n + j]) so
-  // that eight columns of one product row are side by side.
-  for (unsigned j = 0; j < x->n; ++j)
-    for (unsigned q = 0; q < x->k; ++q) {
-      const std::uint16_t b = x->b[std::size_t(j) * x->k + q];
-      bf_[std::size_t(q) * x->n + j] = bf16 ? bf16_to_f32(b) : to_f32(x->type, b);
-    }
+  // that eight columns of one product row are side by side. (The widening is chosen once per
+  // block, so that each loop is a plain one.)
+  if (x->type == element_type::bf16) {
+    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = bf16_to_f32(x->a[e]);
+    for (unsigned j = 0; j < x->n; ++j)
+      for (unsigned q = 0; q < x->k; ++q) bf_[std::size_t(q) * x->n + j] = bf16_to_f32(x->b[std::size_t(j) * x->k + q]);
+  } else {
+    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
+    for (unsigned j = 0; j < x->n; ++j)
+      for (unsigned q = 0; q < x->k; ++q)
+        bf_[std::size_t(q) * x->n + j] = to_f32(x->type, x->b[std::size_t(j) * x->k + q]);
+  }
   // Each output is its own chain of fp32 additions in k order (acc = D, then + a[i][q] *
   // b[q][j] for q ascending): eight outputs of a row advance side by side, their partial sums
   // held across the whole chain, each with its own roundings. The build keeps a * b + c as two
