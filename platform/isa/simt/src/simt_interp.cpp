@@ -574,20 +574,33 @@ class machine {
     for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
     for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
     // (n is a multiple of 8: eight columns of a row at a time as one element-wise fp32
-    // operation, their partial sums held across the row's sixteen products.)
+    // operation, their partial sums held across the row's sixteen products; four such groups
+    // side by side, independent chains the host can overlap.)
     using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));
+    auto splat = [](float x) { return eight_floats{x, x, x, x, x, x, x, x}; };
     d = c;
     for (unsigned i = 0; i < 64; ++i) {
       float* drow = &d[std::size_t(i) * n];
       const float* arow = &af[std::size_t(i) * 16];
-      for (unsigned j = 0; j < n; j += 8) {
+      unsigned j = 0;
+      for (; j + 32 <= n; j += 32) {
+        eight_floats dv[4], bv;
+        for (unsigned g = 0; g < 4; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
+        for (unsigned k = 0; k < 16; ++k) {
+          const eight_floats xv = splat(arow[k]);
+          for (unsigned g = 0; g < 4; ++g) {
+            std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
+            dv[g] = dv[g] + xv * bv;
+          }
+        }
+        for (unsigned g = 0; g < 4; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
+      }
+      for (; j < n; j += 8) {
         eight_floats dv, bv;
         std::memcpy(&dv, drow + j, sizeof dv);
         for (unsigned k = 0; k < 16; ++k) {
-          const float x = arow[k];
-          const eight_floats xv = {x, x, x, x, x, x, x, x};
           std::memcpy(&bv, &bf[std::size_t(k) * n + j], sizeof bv);
-          dv = dv + xv * bv;
+          dv = dv + splat(arow[k]) * bv;
         }
         std::memcpy(drow + j, &dv, sizeof dv);
       }
