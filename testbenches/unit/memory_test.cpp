@@ -266,6 +266,35 @@ TEST_CASE("a write landing before an answered LT read's word cycle is a race nam
                                 "at cycle 4, and a write through mem.port1 granted after it lands at cycle 2"));
 }
 
+TEST_CASE("a write racing with several answered LT reads names the one granted last") {
+  auto p = memory_params(16, 4);
+  p.shared_ports = 3;
+  banked_memory mem("mem", p);
+  std::uint64_t got[17] = {}, again = 0;
+  initiator first("first", [&](initiator& i) { i.access(tlm::TLM_READ_COMMAND, 0, got, 17 * 8, 0); });
+  initiator second("second", [&](initiator& i) {
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+    i.access(tlm::TLM_READ_COMMAND, 16 * 8, &again, 8, 3);  // answered at cycle 1, reads at cycle 3
+  });
+  initiator writer("writer", [](initiator& i) {
+    sc_core::wait(sc_core::sc_time(2, sc_core::SC_NS));
+    std::uint64_t v = 77;
+    i.access(tlm::TLM_WRITE_COMMAND, 16 * 8, &v, 8, 2);
+  });
+  first.socket.bind(mem.port(0));
+  second.socket.bind(mem.port(1));
+  writer.socket.bind(mem.port(2));
+  sc_core::sc_report_handler::set_actions("flynn/fault", sc_core::SC_ERROR, sc_core::SC_THROW);
+  std::string m;
+  try {
+    run();
+  } catch (const sc_core::sc_report& e) {
+    m = e.get_msg();
+  }
+  CAPTURE(m);
+  CHECK_THAT(m, Catch::Contains("a read through mem.port1 (granted at cycle 1) reads it at cycle 3, and a write through mem.port2"));
+}
+
 TEST_CASE("a write landing after an answered LT read's word cycle is no race") {
   std::uint64_t got[17] = {};
   CHECK(lt_read_then_write(5, got).empty());
@@ -673,7 +702,7 @@ TEST_CASE("invalid parameters are refused with the field named") {
   CHECK(p.check().size() == 1);
 }
 
-TEST_CASE("word_records: records per word in the order added, slots reused after removal") {
+TEST_CASE("word_records: records per word newest first, slots reused after removal, removal by predicate") {
   flynn::word_records<int> r(1 << 20);
   CHECK(r.empty());
   CHECK(r.first(5) == r.none);
@@ -683,20 +712,27 @@ TEST_CASE("word_records: records per word in the order added, slots reused after
     for (auto s = r.first(w); s != r.none; s = r.next(s)) v.push_back(r[s]);
     return v;
   };
-  CHECK(list(5) == std::vector<int>{1, 2, 4});
+  CHECK(list(5) == std::vector<int>{4, 2, 1});
   CHECK(list((1 << 20) - 1) == std::vector<int>{3});
   CHECK(list(6).empty());
   r.remove(5, b);  // from the middle
-  CHECK(list(5) == std::vector<int>{1, 4});
-  r.remove(5, d);  // the tail: a record added next goes after the new tail
+  CHECK(list(5) == std::vector<int>{4, 1});
+  r.remove(5, d);  // the newest
   const auto e = r.add(5, 5);
   CHECK(e == d);  // the freed slot, reused
-  CHECK(list(5) == std::vector<int>{1, 5});
-  r.remove(5, a);
-  r.remove(5, e);
-  r.remove((1 << 20) - 1, c);
-  CHECK(r.empty());
-  CHECK(r.first(5) == r.none);
+  CHECK(list(5) == std::vector<int>{5, 1});
+  CHECK(r.size() == 3);
+  r.add(7, 10);
+  r.add(7, 11);
+  r.remove_if(5, [](int v) { return v == 1; });
+  CHECK(list(5) == std::vector<int>{5});
+  r.remove_all_if([](int v) { return v >= 5 && v != 11; });
+  CHECK(list(5).empty());
+  CHECK(list(7) == std::vector<int>{11});
+  CHECK(list((1 << 20) - 1) == std::vector<int>{3});
+  CHECK(r.size() == 2);
+  (void)a;
+  (void)c;
 }
 
 TEST_CASE("cycle_buckets: taken out by cycle, then in the order added, only up to the cycle asked") {

@@ -224,7 +224,10 @@ void banked_memory::forget_past() {
   const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   for (auto& b : banks_) b.forget_before(now);
   for (auto& ps : ports_) ps->calendar.forget_before(now);
-  if (now > 0) lt_expiry_.take_through(now - 1, [this](const lt_read_expiry& e) { lt_reads_.remove(e.word, e.slot); });
+  if (lt_reads_.size() > lt_reads_sweep_at_) {  // (each word's are also dropped when it gets a new one)
+    lt_reads_.remove_all_if([now](const lt_read& r) { return r.cycle < now; });
+    lt_reads_sweep_at_ = 2 * lt_reads_.size() + 4096;
+  }
 }
 
 // Data moves word by word at the cycle of the wavefront that carries the word: a write
@@ -273,7 +276,8 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
           }
           watched->emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
         } else if (p_.lt_race_fault && when >= now) {
-          lt_expiry_.add(when, {w, lt_reads_.add(w, lt_read{when, now, port})});
+          lt_reads_.remove_if(w, [now](const lt_read& r) { return r.cycle < now; });  // past: cannot race
+          lt_reads_.add(w, lt_read{when, now, port});
         }
       } else {
         write_word(w, when, lo, hi, b, port, now);
@@ -338,9 +342,9 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
 // nothing in the program orders the two: a race, reported as a simulated fault naming both.
 // (An AT read is answered at its response and sees the write: see refresh_watchers.)
 void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port, std::uint64_t now) {
-  // The latest of the racing reads is reported.
+  // The latest of the racing reads is reported (the word's reads come newest first).
   std::uint32_t racing = lt_reads_.none;
-  for (std::uint32_t s = lt_reads_.first(w); s != lt_reads_.none; s = lt_reads_.next(s)) {
+  for (std::uint32_t s = lt_reads_.first(w); s != lt_reads_.none && racing == lt_reads_.none; s = lt_reads_.next(s)) {
     const lt_read& r = lt_reads_[s];
     // (A read of a past cycle cannot race: no later write lands before it.)
     if (r.cycle >= now && r.cycle >= when && r.port != port) racing = s;

@@ -176,12 +176,7 @@ class banked_memory : public module, public golden_memory {
     unsigned port;
   };
   word_records<lt_read> lt_reads_;
-  // The LT reads by the cycle they read at, for forgetting them once it is past.
-  struct lt_read_expiry {
-    std::uint64_t word;
-    std::uint32_t slot;  // in lt_reads_
-  };
-  cycle_buckets<lt_read_expiry> lt_expiry_;
+  std::size_t lt_reads_sweep_at_ = 4096;  // the count at which those of past cycles are swept out
   void check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port, std::uint64_t now);
   std::string race_;          // the first race found, reported by a thread of its own
   sc_core::sc_event race_ev_;
