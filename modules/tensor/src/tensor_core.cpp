@@ -1,9 +1,72 @@
 #include "flynn/tensor/tensor_core.h"
 
+#include "flynn/common/wide_vectors.h"
+
 #include <algorithm>
 #include <cstring>
 
 namespace flynn {
+
+namespace {
+
+// D (m x n, row-major) += A (m x k) x B (k x n, row-major). Each output is its own chain of
+// fp32 additions in k order (acc = D, then + a[i][q] * b[q][j] for q ascending): eight
+// outputs of a row advance side by side, their partial sums held across the whole chain,
+// each with its own roundings, and four rows at a time so that the host has independent
+// chains to overlap. The build keeps a * b + c as two roundings: -ffp-contract=off.
+FLYNN_WIDE_VECTORS void accumulate_products(const float* af, const float* bf, float* d, unsigned m, unsigned n,
+                                            unsigned k) {
+  constexpr unsigned lanes = 8, rows = 4;
+  using lane_floats = float __attribute__((vector_size(lanes * sizeof(float))));  // element-wise IEEE fp32
+  unsigned i = 0;
+  for (; i + rows <= m; i += rows) {
+    const float* ar = &af[std::size_t(i) * k];
+    float* __restrict d0 = &d[std::size_t(i) * n];  // (D and the operands do not overlap)
+    unsigned j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      lane_floats acc[rows], bv;
+      for (unsigned r = 0; r < rows; ++r) std::memcpy(&acc[r], d0 + std::size_t(r) * n + j, sizeof bv);
+      const float* bcol = &bf[j];
+      for (unsigned q = 0; q < k; ++q, bcol += n) {
+        std::memcpy(&bv, bcol, sizeof bv);
+        for (unsigned r = 0; r < rows; ++r) {
+          const float a = ar[std::size_t(r) * k + q];
+          acc[r] = acc[r] + lane_floats{a, a, a, a, a, a, a, a} * bv;
+        }
+      }
+      for (unsigned r = 0; r < rows; ++r) std::memcpy(d0 + std::size_t(r) * n + j, &acc[r], sizeof bv);
+    }
+    for (; j < n; ++j)
+      for (unsigned r = 0; r < rows; ++r) {
+        float acc = d0[std::size_t(r) * n + j];
+        for (unsigned q = 0; q < k; ++q) acc = acc + ar[std::size_t(r) * k + q] * bf[std::size_t(q) * n + j];
+        d0[std::size_t(r) * n + j] = acc;
+      }
+  }
+  for (; i < m; ++i) {  // the rows left over, one at a time
+    const float* ar = &af[std::size_t(i) * k];
+    float* __restrict drow = &d[std::size_t(i) * n];
+    unsigned j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      lane_floats acc, bv;
+      std::memcpy(&acc, drow + j, sizeof acc);
+      const float* bcol = &bf[j];
+      for (unsigned q = 0; q < k; ++q, bcol += n) {
+        std::memcpy(&bv, bcol, sizeof bv);
+        const float a = ar[q];
+        acc = acc + lane_floats{a, a, a, a, a, a, a, a} * bv;
+      }
+      std::memcpy(drow + j, &acc, sizeof acc);
+    }
+    for (; j < n; ++j) {
+      float acc = drow[j];
+      for (unsigned q = 0; q < k; ++q) acc = acc + ar[q] * bf[std::size_t(q) * n + j];
+      drow[j] = acc;
+    }
+  }
+}
+
+}  // namespace
 
 void tensor_core_params::visit(param_visitor& v) {
   param(v, {"step_m", "", "rows of one datapath step"}, step_m, 1, 64);
@@ -78,57 +141,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
       for (unsigned q = 0; q < x->k; ++q)
         bf_[std::size_t(q) * x->n + j] = to_f32(x->type, x->b[std::size_t(j) * x->k + q]);
   }
-  // Each output is its own chain of fp32 additions in k order (acc = D, then + a[i][q] *
-  // b[q][j] for q ascending): eight outputs of a row advance side by side, their partial sums
-  // held across the whole chain, each with its own roundings, and four rows at a time so that
-  // the host has independent chains to overlap. The build keeps a * b + c as two roundings:
-  // -ffp-contract=off.
-  constexpr unsigned lanes = 8, rows = 4;
-  using lane_floats = float __attribute__((vector_size(lanes * sizeof(float))));  // element-wise IEEE fp32
-  const unsigned m = x->m, n = x->n, k = x->k;
-  auto splat = [](float a) { return lane_floats{a, a, a, a, a, a, a, a}; };
-  unsigned i = 0;
-  for (; i + rows <= m; i += rows) {
-    const float* ar = &af_[std::size_t(i) * k];
-    float* __restrict d0 = &x->d[std::size_t(i) * n];  // (D and the operands do not overlap)
-    unsigned j = 0;
-    for (; j + lanes <= n; j += lanes) {
-      lane_floats acc[rows], bv;
-      for (unsigned r = 0; r < rows; ++r) std::memcpy(&acc[r], d0 + std::size_t(r) * n + j, sizeof bv);
-      const float* bcol = &bf_[j];
-      for (unsigned q = 0; q < k; ++q, bcol += n) {
-        std::memcpy(&bv, bcol, sizeof bv);
-        for (unsigned r = 0; r < rows; ++r) acc[r] = acc[r] + splat(ar[std::size_t(r) * k + q]) * bv;
-      }
-      for (unsigned r = 0; r < rows; ++r) std::memcpy(d0 + std::size_t(r) * n + j, &acc[r], sizeof bv);
-    }
-    for (; j < n; ++j)
-      for (unsigned r = 0; r < rows; ++r) {
-        float acc = d0[std::size_t(r) * n + j];
-        for (unsigned q = 0; q < k; ++q) acc = acc + ar[std::size_t(r) * k + q] * bf_[std::size_t(q) * n + j];
-        d0[std::size_t(r) * n + j] = acc;
-      }
-  }
-  for (; i < m; ++i) {  // the rows left over, one at a time
-    const float* ar = &af_[std::size_t(i) * k];
-    float* __restrict drow = &x->d[std::size_t(i) * n];
-    unsigned j = 0;
-    for (; j + lanes <= n; j += lanes) {
-      lane_floats acc, bv;
-      std::memcpy(&acc, drow + j, sizeof acc);
-      const float* bcol = &bf_[j];
-      for (unsigned q = 0; q < k; ++q, bcol += n) {
-        std::memcpy(&bv, bcol, sizeof bv);
-        acc = acc + splat(ar[q]) * bv;
-      }
-      std::memcpy(drow + j, &acc, sizeof acc);
-    }
-    for (; j < n; ++j) {
-      float acc = drow[j];
-      for (unsigned q = 0; q < k; ++q) acc = acc + ar[q] * bf_[std::size_t(q) * n + j];
-      drow[j] = acc;
-    }
-  }
+  accumulate_products(af_.data(), bf_.data(), x->d, x->m, x->n, x->k);
   delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

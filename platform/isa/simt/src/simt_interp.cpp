@@ -13,6 +13,7 @@
 
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
+#include "flynn/common/wide_vectors.h"
 #include "flynn/gmma/wgmma.h"
 #include "flynn/tensor/numeric.h"
 
@@ -22,6 +23,43 @@ namespace flynn::simt {
 static_assert(FLT_EVAL_METHOD == 0, "the SIMT interpreter needs float arithmetic in float");
 
 namespace {
+
+// D (64 x n, row-major) += A (64 x 16) x B (16 x n, row-major), the reference arithmetic (each
+// output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8:
+// eight columns of a row at a time as one element-wise fp32 operation, their partial sums held
+// across the row's sixteen products; four such groups side by side, independent chains the
+// host can overlap.
+FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* d, unsigned n) {
+  using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));
+  for (unsigned i = 0; i < 64; ++i) {
+    float* drow = &d[std::size_t(i) * n];
+    const float* arow = &af[std::size_t(i) * 16];
+    unsigned j = 0;
+    for (; j + 32 <= n; j += 32) {
+      eight_floats dv[4], bv;
+      for (unsigned g = 0; g < 4; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
+      for (unsigned k = 0; k < 16; ++k) {
+        const float x = arow[k];
+        const eight_floats xv = {x, x, x, x, x, x, x, x};
+        for (unsigned g = 0; g < 4; ++g) {
+          std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
+          dv[g] = dv[g] + xv * bv;
+        }
+      }
+      for (unsigned g = 0; g < 4; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
+    }
+    for (; j < n; j += 8) {
+      eight_floats dv, bv;
+      std::memcpy(&dv, drow + j, sizeof dv);
+      for (unsigned k = 0; k < 16; ++k) {
+        const float x = arow[k];
+        std::memcpy(&bv, &bf[std::size_t(k) * n + j], sizeof bv);
+        dv = dv + eight_floats{x, x, x, x, x, x, x, x} * bv;
+      }
+      std::memcpy(drow + j, &dv, sizeof dv);
+    }
+  }
+}
 
 struct stop {
   std::string reason;
@@ -573,38 +611,8 @@ class machine {
     std::vector<float> af(a.size()), bf(b.size());
     for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
     for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
-    // (n is a multiple of 8: eight columns of a row at a time as one element-wise fp32
-    // operation, their partial sums held across the row's sixteen products; four such groups
-    // side by side, independent chains the host can overlap.)
-    using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));
-    auto splat = [](float x) { return eight_floats{x, x, x, x, x, x, x, x}; };
     d = c;
-    for (unsigned i = 0; i < 64; ++i) {
-      float* drow = &d[std::size_t(i) * n];
-      const float* arow = &af[std::size_t(i) * 16];
-      unsigned j = 0;
-      for (; j + 32 <= n; j += 32) {
-        eight_floats dv[4], bv;
-        for (unsigned g = 0; g < 4; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
-        for (unsigned k = 0; k < 16; ++k) {
-          const eight_floats xv = splat(arow[k]);
-          for (unsigned g = 0; g < 4; ++g) {
-            std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
-            dv[g] = dv[g] + xv * bv;
-          }
-        }
-        for (unsigned g = 0; g < 4; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
-      }
-      for (; j < n; j += 8) {
-        eight_floats dv, bv;
-        std::memcpy(&dv, drow + j, sizeof dv);
-        for (unsigned k = 0; k < 16; ++k) {
-          std::memcpy(&bv, &bf[std::size_t(k) * n + j], sizeof bv);
-          dv = dv + splat(arow[k]) * bv;
-        }
-        std::memcpy(drow + j, &dv, sizeof dv);
-      }
-    }
+    wgmma_products(af.data(), bf.data(), d.data(), n);
     for (unsigned w = 0; w < 4; ++w)
       for (unsigned l = 0; l < 32; ++l) {
         const unsigned acc = k_.code[pc[32 * w + l]].rd;
