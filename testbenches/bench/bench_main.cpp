@@ -1,7 +1,8 @@
 // Flynn benchmarks (not tests): each case runs in a child process of its own (SystemC
 // elaborates once per process, and peak memory is then per case); the parent prints a
 // table and writes bench.json. Figures are host throughput, measured side by side.
-//   flynn-bench [--quick] [--out DIR]         all cases
+//   flynn-bench [--quick] [--repeat N] [--out DIR]   all cases, each N times (default 3; 1
+//                                                    with --quick), the fastest run kept
 //   flynn-bench --case NAME --count N         one case, one JSON line on stdout
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -262,14 +263,24 @@ int sc_main(int argc, char* argv[]) {
     }
     bool quick = false;
     std::string out = "out/bench";
+    unsigned repeat = 0;  // 0: 3, or 1 with --quick
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--quick") quick = true;
       else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
-      else {
-        std::cerr << "usage: flynn-bench [--quick] [--out DIR]\n";
+      else if (args[i] == "--repeat" && i + 1 < args.size()) {
+        char* end = nullptr;
+        const unsigned long v = std::strtoul(args[++i].c_str(), &end, 10);
+        if (args[i].empty() || *end || v < 1 || v > 100) {
+          std::cerr << "flynn-bench: --repeat: expected a whole number from 1 to 100, found \"" << args[i] << "\"\n";
+          return 2;
+        }
+        repeat = static_cast<unsigned>(v);
+      } else {
+        std::cerr << "usage: flynn-bench [--quick] [--repeat N (1 to 100)] [--out DIR]\n";
         return 2;
       }
     }
+    if (repeat == 0) repeat = quick ? 1 : 3;
     const std::uint64_t scale = quick ? 10 : 1;
     struct plan {
       std::string name, what;
@@ -295,7 +306,24 @@ int sc_main(int argc, char* argv[]) {
               << std::setw(12) << "target/s" << std::setw(10) << "peak MB" << "\n";
     double kernel_rate = 0;
     for (const auto& p : plans) {
-      json r = spawn(argv[0], p.name, p.n);
+      // The case runs `repeat` times, each in a fresh process; the fastest run is kept (the
+      // machines are shared: the fastest is the least disturbed), with the highest peak
+      // memory of all and, for the GEMM, the fastest plain host GEMM of all.
+      json r;
+      double peak = 0, host_gemm = 0;
+      for (unsigned k = 0; k < repeat; ++k) {
+        json x = spawn(argv[0], p.name, p.n);
+        peak = std::max(peak, x["peak_rss_mb"].get<double>());
+        if (x.contains("host_gemm_seconds"))
+          host_gemm = k == 0 ? x["host_gemm_seconds"].get<double>() : std::min(host_gemm, x["host_gemm_seconds"].get<double>());
+        if (k == 0 || x["seconds"].get<double>() < r["seconds"].get<double>()) r = x;
+      }
+      r["peak_rss_mb"] = peak;
+      r["runs"] = repeat;
+      if (r.contains("host_gemm_seconds")) {
+        r["host_gemm_seconds"] = host_gemm;
+        r["ratio_to_host_gemm"] = r["seconds"].get<double>() / host_gemm;
+      }
       r["what"] = p.what;
       if (p.target > 0) {
         r["target"] = p.target;
