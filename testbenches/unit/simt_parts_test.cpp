@@ -1,8 +1,10 @@
 // The SIMT core's parts on their own: reconvergence analysis and occupancy.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <stdexcept>
 
+#include "flynn/common/bits.h"
 #include "flynn/platform/simt_asm.h"
 #include "flynn/simt/reconvergence.h"
 #include "flynn/simt/simt_core.h"
@@ -66,4 +68,20 @@ TEST_CASE("occupancy: resident blocks follow the tightest of warp slots, threads
   l.block = 128;
   l.shared_bytes = 40000;
   CHECK_THROWS_WITH(flynn::resident_blocks(p, l, 8), Catch::Contains("40000 B of shared memory"));
+}
+
+TEST_CASE("lane counts: set_bits counts the lanes of any 32-lane mask") {
+  auto naive = [](std::uint32_t m) {
+    unsigned n = 0;
+    for (; m; m >>= 1) n += m & 1u;
+    return n;
+  };
+  std::vector<std::uint32_t> masks = {0u, ~0u, 0x80000000u, 0x55555555u, 0xaaaaaaaau, 0x0000ffffu, 0xffff0000u};
+  for (unsigned b = 0; b < 32; ++b) masks.push_back(1u << b);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 1000; ++i) masks.push_back(static_cast<std::uint32_t>(rng()));
+  for (const std::uint32_t m : masks) {
+    CAPTURE(m);
+    CHECK(flynn::set_bits(m) == naive(m));
+  }
 }

@@ -124,14 +124,19 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   forget_past();
 
   // scratch_ is sorted by bank: runs_ marks where each bank's words begin, and max_run is
-  // the most words of one bank (the wavefronts).
-  runs_.clear();
-  std::size_t max_run = 0;
-  for (std::size_t i = 0; i < scratch_.size(); ++i)
-    if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
-  runs_.push_back(scratch_.size());
-  for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-    max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
+  // the most words of one bank (the wavefronts). With one word per bank (the usual case)
+  // there is one wavefront and every run is one word: runs_ is not needed.
+  std::size_t max_run = scratch_.empty() ? 0 : 1;
+  for (std::size_t i = 1; i < scratch_.size() && max_run == 1; ++i)
+    if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
+  if (max_run != 1) {
+    runs_.clear();
+    for (std::size_t i = 0; i < scratch_.size(); ++i)
+      if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
+    runs_.push_back(scratch_.size());
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+      max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
+  }
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
@@ -175,7 +180,16 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (ps.calendar.previous(t0, prev_first)) ready = std::max(arrival, prev_first + 1);
   if (t0 > ready) port_stall_ += t0 - ready;
 
-  for (std::size_t pass = 0; pass < max_run; ++pass) {
+  if (max_run == 1) {  // every word in the one wavefront
+    const std::uint64_t when = passes_[0];
+    for (const auto& bw : scratch_) {
+      if (when > t0) ++conflicts_;
+      banks_[bank_base + bw.first].book(when, when + busy);
+      ++bank_accesses_[bw.first];
+      if (tracing_) record(bank_trace_[bw.first], when, when + busy);
+    }
+  }
+  for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
     const std::uint64_t when = passes_[pass];
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] + pass >= runs_[r + 1]) continue;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bitset>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "core_state.h"
 #include "lane_alu.h"
 #include "stall_reports.h"
+#include "flynn/common/bits.h"
 
 namespace flynn {
 
@@ -288,7 +288,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
 
 void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   block_slot& bs = blocks_[w.block];
-  bs.exited_threads += static_cast<unsigned>(std::bitset<32>(which & ~w.exited).count());
+  bs.exited_threads += set_bits(which & ~w.exited);
   w.exited |= which;
   if (w.exited != 0xffffffffu) return;
   w.live = false;
@@ -347,7 +347,7 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   const std::uint64_t occupancy = (p_.warp_size + p_.lanes - 1) / p_.lanes;
   std::uint32_t lanes = 0;
   for (warp* w : group) lanes |= w->stack.back().mask & ~w->exited;
-  const unsigned active = static_cast<unsigned>(std::bitset<32>(lanes).count());
+  const unsigned active = set_bits(lanes);
   ++warp_instr_;
   ++active_hist_[active];
   ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
@@ -379,7 +379,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   const std::uint32_t pc = top.pc;
   const simt::instr& in = kernel_.code[pc];
   const std::uint32_t mask = top.mask & ~w.exited;
-  thread_instr_ += static_cast<unsigned>(std::bitset<32>(mask).count());
+  thread_instr_ += set_bits(mask);
   executing_ = &w;  // named by a deadlock report should a transport it sends never return
   executing_pc_ = pc;
   executing_at_ = t;

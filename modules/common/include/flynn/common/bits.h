@@ -22,6 +22,15 @@ inline float bits_to_float(std::uint32_t x) { return copy_bits<float>(x); }
 inline std::uint64_t double_to_bits(double d) { return copy_bits<std::uint64_t>(d); }
 inline double bits_to_double(std::uint64_t x) { return copy_bits<double>(x); }
 
+// The number of bits set in x (the lanes of a lane mask), inline whatever the host (the
+// portable build has no population-count instruction and would call a library routine).
+inline unsigned set_bits(std::uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+
 // Division by a divisor fixed at construction (a bank count, a word or segment size): a
 // shift and a mask when it is a power of two, as those usually are; else the division.
 class fixed_divisor {
