@@ -9,61 +9,47 @@ namespace flynn {
 
 namespace {
 
+using lane_floats = float __attribute__((vector_size(8 * sizeof(float))));  // element-wise IEEE fp32
+
+// Rows i .. i + Rows - 1 of D (n wide, row-major) += A's rows (k wide, from `ar`) x B (k x n,
+// row-major): each output its own chain of fp32 additions in k order, eight columns side by
+// side, their partial sums held across the whole chain. Inlined into the caller's build.
+template <unsigned Rows>
+[[gnu::always_inline]] inline void accumulate_rows(const float* ar, const float* bf, float* __restrict d0, unsigned n,
+                                                   unsigned k) {
+  constexpr unsigned lanes = 8;
+  unsigned j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    lane_floats acc[Rows], bv;
+    for (unsigned r = 0; r < Rows; ++r) std::memcpy(&acc[r], d0 + std::size_t(r) * n + j, sizeof bv);
+    const float* bcol = &bf[j];
+    for (unsigned q = 0; q < k; ++q, bcol += n) {
+      std::memcpy(&bv, bcol, sizeof bv);
+      for (unsigned r = 0; r < Rows; ++r) {
+        const float a = ar[std::size_t(r) * k + q];
+        acc[r] = acc[r] + lane_floats{a, a, a, a, a, a, a, a} * bv;
+      }
+    }
+    for (unsigned r = 0; r < Rows; ++r) std::memcpy(d0 + std::size_t(r) * n + j, &acc[r], sizeof bv);
+  }
+  for (; j < n; ++j)  // the columns left over, one at a time
+    for (unsigned r = 0; r < Rows; ++r) {
+      float acc = d0[std::size_t(r) * n + j];
+      for (unsigned q = 0; q < k; ++q) acc = acc + ar[std::size_t(r) * k + q] * bf[std::size_t(q) * n + j];
+      d0[std::size_t(r) * n + j] = acc;
+    }
+}
+
 // D (m x n, row-major) += A (m x k) x B (k x n, row-major). Each output is its own chain of
-// fp32 additions in k order (acc = D, then + a[i][q] * b[q][j] for q ascending): eight
-// outputs of a row advance side by side, their partial sums held across the whole chain,
-// each with its own roundings, and four rows at a time so that the host has independent
-// chains to overlap. The build keeps a * b + c as two roundings: -ffp-contract=off.
+// fp32 additions in k order (acc = D, then + a[i][q] * b[q][j] for q ascending), with its own
+// roundings; four rows at a time, so that the host has independent chains to overlap. The
+// build keeps a * b + c as two roundings: -ffp-contract=off. (D and the operands do not
+// overlap.)
 FLYNN_WIDE_VECTORS void accumulate_products(const float* af, const float* bf, float* d, unsigned m, unsigned n,
                                             unsigned k) {
-  constexpr unsigned lanes = 8, rows = 4;
-  using lane_floats = float __attribute__((vector_size(lanes * sizeof(float))));  // element-wise IEEE fp32
   unsigned i = 0;
-  for (; i + rows <= m; i += rows) {
-    const float* ar = &af[std::size_t(i) * k];
-    float* __restrict d0 = &d[std::size_t(i) * n];  // (D and the operands do not overlap)
-    unsigned j = 0;
-    for (; j + lanes <= n; j += lanes) {
-      lane_floats acc[rows], bv;
-      for (unsigned r = 0; r < rows; ++r) std::memcpy(&acc[r], d0 + std::size_t(r) * n + j, sizeof bv);
-      const float* bcol = &bf[j];
-      for (unsigned q = 0; q < k; ++q, bcol += n) {
-        std::memcpy(&bv, bcol, sizeof bv);
-        for (unsigned r = 0; r < rows; ++r) {
-          const float a = ar[std::size_t(r) * k + q];
-          acc[r] = acc[r] + lane_floats{a, a, a, a, a, a, a, a} * bv;
-        }
-      }
-      for (unsigned r = 0; r < rows; ++r) std::memcpy(d0 + std::size_t(r) * n + j, &acc[r], sizeof bv);
-    }
-    for (; j < n; ++j)
-      for (unsigned r = 0; r < rows; ++r) {
-        float acc = d0[std::size_t(r) * n + j];
-        for (unsigned q = 0; q < k; ++q) acc = acc + ar[std::size_t(r) * k + q] * bf[std::size_t(q) * n + j];
-        d0[std::size_t(r) * n + j] = acc;
-      }
-  }
-  for (; i < m; ++i) {  // the rows left over, one at a time
-    const float* ar = &af[std::size_t(i) * k];
-    float* __restrict drow = &d[std::size_t(i) * n];
-    unsigned j = 0;
-    for (; j + lanes <= n; j += lanes) {
-      lane_floats acc, bv;
-      std::memcpy(&acc, drow + j, sizeof acc);
-      const float* bcol = &bf[j];
-      for (unsigned q = 0; q < k; ++q, bcol += n) {
-        std::memcpy(&bv, bcol, sizeof bv);
-        const float a = ar[q];
-        acc = acc + lane_floats{a, a, a, a, a, a, a, a} * bv;
-      }
-      std::memcpy(drow + j, &acc, sizeof acc);
-    }
-    for (; j < n; ++j) {
-      float acc = drow[j];
-      for (unsigned q = 0; q < k; ++q) acc = acc + ar[q] * bf[std::size_t(q) * n + j];
-      drow[j] = acc;
-    }
-  }
+  for (; i + 4 <= m; i += 4) accumulate_rows<4>(&af[std::size_t(i) * k], bf, &d[std::size_t(i) * n], n, k);
+  for (; i < m; ++i) accumulate_rows<1>(&af[std::size_t(i) * k], bf, &d[std::size_t(i) * n], n, k);  // rows left over
 }
 
 }  // namespace

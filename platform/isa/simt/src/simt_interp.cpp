@@ -24,40 +24,37 @@ static_assert(FLT_EVAL_METHOD == 0, "the SIMT interpreter needs float arithmetic
 
 namespace {
 
+using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));  // element-wise IEEE fp32
+
+// Columns j .. j + 8 * Groups - 1 of one row of D += that row of A (16 wide) x B (16 x n):
+// eight columns per group as one element-wise fp32 operation, their partial sums held across
+// the row's sixteen products. Inlined into the caller's build.
+template <unsigned Groups>
+[[gnu::always_inline]] inline void wgmma_columns(const float* arow, const float* bf, float* drow, unsigned n,
+                                                 unsigned j) {
+  eight_floats dv[Groups], bv;
+  for (unsigned g = 0; g < Groups; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
+  for (unsigned k = 0; k < 16; ++k) {
+    const float x = arow[k];
+    const eight_floats xv = {x, x, x, x, x, x, x, x};
+    for (unsigned g = 0; g < Groups; ++g) {
+      std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
+      dv[g] = dv[g] + xv * bv;
+    }
+  }
+  for (unsigned g = 0; g < Groups; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
+}
+
 // D (64 x n, row-major) += A (64 x 16) x B (16 x n, row-major), the reference arithmetic (each
-// output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8:
-// eight columns of a row at a time as one element-wise fp32 operation, their partial sums held
-// across the row's sixteen products; four such groups side by side, independent chains the
-// host can overlap.
+// output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8; four
+// groups of eight columns side by side, independent chains the host can overlap.
 FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* d, unsigned n) {
-  using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));
   for (unsigned i = 0; i < 64; ++i) {
     float* drow = &d[std::size_t(i) * n];
     const float* arow = &af[std::size_t(i) * 16];
     unsigned j = 0;
-    for (; j + 32 <= n; j += 32) {
-      eight_floats dv[4], bv;
-      for (unsigned g = 0; g < 4; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
-      for (unsigned k = 0; k < 16; ++k) {
-        const float x = arow[k];
-        const eight_floats xv = {x, x, x, x, x, x, x, x};
-        for (unsigned g = 0; g < 4; ++g) {
-          std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
-          dv[g] = dv[g] + xv * bv;
-        }
-      }
-      for (unsigned g = 0; g < 4; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
-    }
-    for (; j < n; j += 8) {
-      eight_floats dv, bv;
-      std::memcpy(&dv, drow + j, sizeof dv);
-      for (unsigned k = 0; k < 16; ++k) {
-        const float x = arow[k];
-        std::memcpy(&bv, &bf[std::size_t(k) * n + j], sizeof bv);
-        dv = dv + eight_floats{x, x, x, x, x, x, x, x} * bv;
-      }
-      std::memcpy(drow + j, &dv, sizeof dv);
-    }
+    for (; j + 32 <= n; j += 32) wgmma_columns<4>(arow, bf, drow, n, j);
+    for (; j < n; j += 8) wgmma_columns<1>(arow, bf, drow, n, j);
   }
 }
 

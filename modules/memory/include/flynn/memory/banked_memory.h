@@ -150,8 +150,9 @@ class banked_memory : public module, public golden_memory {
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
   std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
   bool one_wavefront_ = false;  // the last request reserved had one wavefront (word_when_ is then not filled)
-  // Writes for cycles ahead of simulated time: by word (see word_records.h), and in a heap
-  // by (cycle, order) for landing them in the array when their cycle has come.
+  // Writes for cycles ahead of simulated time: by word (see word_records.h), and by cycle
+  // (cycle_buckets: in (cycle, order made) order) for landing them in the array when their
+  // cycle has come.
   struct pending_write {
     std::uint64_t cycle, seq, addr;
     unsigned len;

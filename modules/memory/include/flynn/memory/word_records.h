@@ -1,5 +1,5 @@
-// Records attached to memory words (writes waiting for their cycle, LT reads answered before
-// their cycle), found by word in constant time: a two-level table of per-word list heads,
+// Records attached to memory words (writes waiting for their cycle, AT reads not answered
+// yet, LT reads answered before their cycle), found by word in constant time: a two-level table of per-word list heads,
 // whose pages are allocated when a word of theirs first gets a record, over a slab of
 // records linked per word, newest first. Slots of removed records are reused,
 // so a steady state allocates nothing. Beside them, cycle_buckets keeps entries by the cycle
