@@ -202,6 +202,7 @@ std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r,
                                  std::uint64_t at, std::vector<unsigned char>& data, std::uint64_t& done) {
   register_access_extension x;
   x.lanes = r.lanes;
+  x.register_stride = r.register_stride;
   x.registers = std::move(regs);
   data.resize(x.registers.size() * warp_register_bytes);
   const transport_result res = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0,

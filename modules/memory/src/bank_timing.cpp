@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "banked_memory_ports.h"
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/tlm/wavefront_extension.h"
 
@@ -43,18 +44,61 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
       gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       return false;
     }
+    // A lane is out of range when its address is beyond size_bytes - lane_bytes: it is
+    // enough to look at the highest active address.
+    std::uint64_t highest = 0;
     for (unsigned l = 0; l < lx->lanes; ++l)
-      if (lx->active(l) && (lx->address[l] >= p_.size_bytes ||
-                            lx->lane_bytes > p_.size_bytes - lx->address[l])) {
-        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return false;
-      }
+      highest = std::max(highest, lx->active(l) ? lx->address[l] : 0);
+    if (lx->active_mask & first_lanes(lx->lanes) &&
+        (highest >= p_.size_bytes || lx->lane_bytes > p_.size_bytes - highest)) {
+      gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return false;
+    }
     return true;
   }
   const std::uint64_t a = gp.get_address();
   if (a >= p_.size_bytes || len > p_.size_bytes - a) {
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return false;
+  }
+  return true;
+}
+
+// The usual request: its words are one run of consecutive words (one range, or lanes at
+// consecutive addresses) in distinct banks. Then it is one wavefront over those banks, and
+// wave_banks_ lists them (one per word); false for any other request (collect_words).
+bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
+  std::uint64_t a = gp.get_address(), len = gp.get_data_length();
+  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+    const std::uint32_t m = lx->active_mask & first_lanes(lx->lanes);
+    if (m == 0) return false;
+    // The active lanes must be one run l .. k-1 at consecutive addresses.
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+    const std::uint32_t run = m >> l;
+    if (run & (run + 1)) return false;  // a gap in the active lanes
+    const unsigned k = l + set_bits(run);
+    bool consecutive = true;
+    for (unsigned i = l + 1; i < k; ++i) consecutive &= lx->address[i] == lx->address[i - 1] + lx->lane_bytes;
+    if (!consecutive) return false;
+    a = lx->address[l];
+    len = std::uint64_t(k - l) * lx->lane_bytes;
+  }
+  const std::uint64_t first = word_.quotient(a), n = word_.quotient(a + len - 1) - first + 1;
+  if (n > p_.banks) return false;
+  wave_banks_.resize(n);
+  mapping_->banks_of(first, n, wave_banks_.data());
+  if (p_.banks <= 64) {  // distinct banks: as many bits as words
+    std::uint64_t seen = 0;
+    for (const unsigned b : wave_banks_) seen |= std::uint64_t(1) << b;
+    return static_cast<std::uint64_t>(__builtin_popcountll(seen)) == n;
+  }
+  if (++bank_stamp_ == 0) {  // (wrapped: start the marks afresh)
+    std::fill(bank_seen_.begin(), bank_seen_.end(), 0);
+    bank_stamp_ = 1;
+  }
+  for (const unsigned b : wave_banks_) {
+    if (bank_seen_[b] == bank_stamp_) return false;
+    bank_seen_[b] = bank_stamp_;
   }
   return true;
 }
@@ -117,7 +161,8 @@ void banked_memory::sort_words() {
 // rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
                                              std::uint64_t arrival, unsigned latency) {
-  collect_words(gp);
+  const bool direct = one_range_banks(gp);
+  if (!direct) collect_words(gp);
   const std::size_t bank_base =
       p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
   const std::uint64_t busy = p_.busy_cycles();
@@ -125,10 +170,14 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
 
   // scratch_ is sorted by bank: runs_ marks where each bank's words begin, and max_run is
   // the most words of one bank (the wavefronts). With one word per bank (the usual case)
-  // there is one wavefront and every run is one word: runs_ is not needed.
-  std::size_t max_run = scratch_.empty() ? 0 : 1;
-  for (std::size_t i = 1; i < scratch_.size() && max_run == 1; ++i)
+  // there is one wavefront over the banks in wave_banks_: runs_ is not needed.
+  std::size_t max_run = direct ? 1 : scratch_.empty() ? 0 : 1;
+  for (std::size_t i = 1; !direct && i < scratch_.size() && max_run == 1; ++i)
     if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
+  if (!direct && max_run == 1) {
+    wave_banks_.clear();
+    for (const auto& bw : scratch_) wave_banks_.push_back(bw.first);
+  }
   if (max_run != 1) {
     runs_.clear();
     for (std::size_t i = 0; i < scratch_.size(); ++i)
@@ -137,6 +186,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
   }
+  const std::size_t words = max_run == 1 ? wave_banks_.size() : scratch_.size();
+  // One wavefront: the end of the latest booking of its banks (from then on all are free).
+  std::uint64_t banks_free_at = 0;
+  if (max_run == 1)
+    for (const unsigned b : wave_banks_) banks_free_at = std::max(banks_free_at, banks_[bank_base + b].end());
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
@@ -145,9 +199,9 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     passes_.assign(max_run, 0);
     if (max_run == 1) {  // one word per bank (the usual case): one wavefront, every run one word
       std::uint64_t when = t0;
-      for (std::uint64_t before = UINT64_MAX; before != when;) {
+      for (std::uint64_t before = UINT64_MAX; when < banks_free_at && before != when;) {
         before = when;
-        for (const auto& bw : scratch_) when = banks_[bank_base + bw.first].first_free(when, busy);
+        for (const unsigned b : wave_banks_) when = banks_[bank_base + b].first_free(when, busy);
       }
       return passes_[0] = when;
     }
@@ -182,11 +236,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
 
   if (max_run == 1) {  // every word in the one wavefront
     const std::uint64_t when = passes_[0];
-    for (const auto& bw : scratch_) {
-      if (when > t0) ++conflicts_;
-      banks_[bank_base + bw.first].book(when, when + busy);
-      ++bank_accesses_[bw.first];
-      if (tracing_) record(bank_trace_[bw.first], when, when + busy);
+    if (when > t0) conflicts_ += wave_banks_.size();
+    for (const unsigned b : wave_banks_) {
+      banks_[bank_base + b].book(when, when + busy);
+      ++bank_accesses_[b];
+      if (tracing_) record(bank_trace_[b], when, when + busy);
     }
   }
   for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
@@ -215,7 +269,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   wavefronts_ += max_run;
   if (auto* served = gp.get_extension<wavefront_extension>())  // the initiator counts wavefronts
     served->wavefronts = static_cast<unsigned>(max_run);
-  word_accesses_ += scratch_.size();
+  word_accesses_ += words;
   const std::uint64_t done = last + latency;
   bank_stall_ += done - (t0 + latency);
   ps.calendar.book(t0, last + 1, first);

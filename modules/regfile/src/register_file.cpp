@@ -68,7 +68,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   for (std::size_t k = 0; k < x->registers.size(); ++k)
     for (unsigned l = 0; l < warp_lanes; ++l) {
       if (!x->lanes[l]) continue;
-      std::uint32_t* r = &x->lanes[l][x->registers[k]];
+      std::uint32_t* r = &x->lanes[l][std::size_t(x->registers[k]) * x->register_stride];
       unsigned char* row = data + warp_register_bytes * k + lane_register_bytes * l;
       if (write) std::memcpy(r, row, lane_register_bytes);
       else std::memcpy(row, r, lane_register_bytes);

@@ -47,7 +47,7 @@ std::string bad_mbarrier_address(std::uint64_t addr, std::uint64_t shared_bytes)
 // The mbarrier at [ra + imm] of lane l, or the lane's error.
 tx_barrier* find_mbarrier(const warp& w, block_slot& b, unsigned l, unsigned ra, std::int64_t imm,
                           std::uint64_t shared_bytes, std::uint64_t& addr, std::optional<lane_error>& err) {
-  addr = static_cast<std::uint32_t>(w.r[l][ra] + static_cast<std::uint32_t>(imm));
+  addr = static_cast<std::uint32_t>(w.reg(l, ra) + static_cast<std::uint32_t>(imm));
   if (addr % 8 || addr + 8 > shared_bytes) {
     err = lane_error{l, bad_mbarrier_address(addr, shared_bytes)};
     return nullptr;
@@ -77,7 +77,7 @@ lane_error box_outside(unsigned l, const char* what, std::uint64_t at, const ten
 
 std::array<std::int64_t, 5> coordinates(const warp& w, unsigned l, const instr& in, unsigned rank) {
   std::array<std::int64_t, 5> c{};
-  for (unsigned k = 0; k < rank; ++k) c[k] = static_cast<std::int32_t>(w.r[l][in.rc + k]);
+  for (unsigned k = 0; k < rank; ++k) c[k] = static_cast<std::int32_t>(w.reg(l, in.rc + k));
   return c;
 }
 
@@ -90,13 +90,14 @@ std::optional<lane_error> issue_wgmma(warp& w, block_slot& b, const instr& in, s
   r.type = in.mma_bf16 ? element_type::bf16 : element_type::f16;
   r.a_in_registers = in.mma_a_regs;
   r.accumulate = in.imm != 0;
-  r.a_desc = in.mma_a_regs ? 0 : (std::uint64_t(w.r[0][in.ra + 1]) << 32 | w.r[0][in.ra]);
-  r.b_desc = std::uint64_t(w.r[0][in.rb + 1]) << 32 | w.r[0][in.rb];
+  r.a_desc = in.mma_a_regs ? 0 : (std::uint64_t(w.reg(0, in.ra + 1)) << 32 | w.reg(0, in.ra));
+  r.b_desc = std::uint64_t(w.reg(0, in.rb + 1)) << 32 | w.reg(0, in.rb);
   r.group = w.block * 64 + w.index / 4;
   r.warp_in_group = w.index % 4;
+  r.register_stride = warp::lane_slots;
   for (unsigned l = 0; l < 32; ++l) {
-    r.lanes[l] = w.r[l].data();
-    for (unsigned i = 0; i < 4 && in.mma_a_regs; ++i) r.a_frag[l][i] = w.r[l][in.ra + i];
+    r.lanes[l] = &w.reg(l, 0);
+    for (unsigned i = 0; i < 4 && in.mma_a_regs; ++i) r.a_frag[l][i] = w.reg(l, in.ra + i);
   }
   r.acc_reg = in.rd;
   r.a_reg = in.ra;
@@ -118,7 +119,7 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
                                         const async_context& cx, async_counters& n, mbarrier_tracer* tracer) {
   const std::uint32_t lanes = in.code == op::wgmma ? active : w.guarded(active, in, cx.warp_size);
   const std::uint64_t shared_bytes = cx.launch.shared_bytes;
-  auto value_b = [&](unsigned l) { return in.b_imm ? in.imm_b : w.r[l][in.rb]; };
+  auto value_b = [&](unsigned l) { return in.b_imm ? in.imm_b : w.reg(l, in.rb); };
   std::optional<lane_error> err;
   std::uint64_t addr = 0;
   switch (in.code) {
@@ -198,7 +199,7 @@ std::uint64_t async_ready(const warp& w, const block_slot& b, const instr& in, s
       if (!((lanes >> l) & 1)) continue;
       auto it = b.mbarriers.find(w.address(l, in));
       if (it == b.mbarriers.end()) return 0;  // executes now and faults
-      const unsigned parity = (in.b_imm ? in.imm_b : w.r[l][in.rb]) & 1u;
+      const unsigned parity = (in.b_imm ? in.imm_b : w.reg(l, in.rb)) & 1u;
       if (!it->second.try_wait(parity)) return unknown;
       r = std::max(r, it->second.completed_at());
     }
@@ -224,7 +225,7 @@ std::string async_wait_blocked(const warp& w, const block_slot& b, const instr& 
     const std::uint64_t addr = w.address(l, in);
     auto it = b.mbarriers.find(addr);
     if (it == b.mbarriers.end()) continue;
-    const unsigned parity = (in.b_imm ? in.imm_b : w.r[l][in.rb]) & 1u;
+    const unsigned parity = (in.b_imm ? in.imm_b : w.reg(l, in.rb)) & 1u;
     const tx_barrier& bar = it->second;
     return "waits on the mbarrier at shared " + hex(addr) + " for the phase of parity " + std::to_string(parity) +
            ", which never completes (phase " + std::to_string(bar.phase()) + ": " + std::to_string(bar.pending_arrivals()) +

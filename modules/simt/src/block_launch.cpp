@@ -58,6 +58,13 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
       throw std::invalid_argument(at + ": wgmma needs warps of 32 threads");
   }
   ipdom_ = simt::immediate_post_dominators(kernel_);
+  reads_at_.clear();
+  writes_at_.clear();
+  for (const auto& in : kernel_.code) {
+    const bool tma_op = in.code == op::tma_load || in.code == op::tma_store;
+    reads_at_.push_back(simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank));
+    writes_at_.push_back(simt::writes(in));
+  }
   loaded_ = true;
 }
 
@@ -83,40 +90,39 @@ void simt_core::launch_blocks(std::uint64_t t) {
     }
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
-      const int slot = w.slot;
-      auto regs = std::move(w.r);  // the slot's storage, reused (emptied)
-      auto preds = std::move(w.p);
-      auto stack = std::move(w.stack);
-      auto inflight = std::move(w.inflight);
-      stack.clear();
-      inflight.clear();
-      const bool dirty = w.dirty;  // (the slot's place in the issue loop's lists)
-      const std::uint64_t stamp = w.stamp;
-      w = warp{};
-      w.slot = slot;
-      w.dirty = dirty;
-      w.stamp = stamp;
-      w.stack = std::move(stack);
-      w.inflight = std::move(inflight);
-      w.generation = ++generations_;
+      // The slot takes the new warp: its state starts afresh (the slot keeps its place in the
+      // issue loop's lists, `dirty` and `stamp`, and its storage).
       w.live = true;
       w.block = b;
       w.index = k;
       w.threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
-      // A warp starts with zeroed registers: the ones the kernel uses (it touches no other).
-      regs.resize(p_.warp_size);
-      for (auto& lane : regs) std::fill_n(lane.begin(), registers_used_, 0u);
-      w.r = std::move(regs);
-      preds.assign(p_.warp_size, 0);
-      w.p = std::move(preds);
+      w.stack.clear();
+      w.ready_at = 0;
+      w.why = warp::wait::none;
+      w.at_barrier = false;
+      w.inflight.clear();
+      w.wgmma_open.clear();
+      w.tma_issued_at = -1;
+      w.tma_last_store = 0;
+      w.issue_end = 0;
+      w.generation = ++generations_;
+      w.wgmma_groups.clear();
+      w.ready_cycle = 0;
+      // A warp starts with zeroed registers, predicates and scoreboard: the registers the
+      // kernel uses (it touches no other).
+      w.r.resize(std::size_t(simt::num_registers) * warp::lane_slots);
+      std::fill_n(w.r.begin(), std::size_t(registers_used_) * warp::lane_slots, 0u);
+      w.p.fill(0);
+      std::fill_n(w.reg_ready.begin(), registers_used_, 0u);
+      w.pred_ready.fill(0);
       const std::uint32_t mask = first_lanes(w.threads);
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
       w.ready_at = t;
       w.age = age_++;
       touch(w);
-      bs.warps.push_back(slot);
-      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(slot)].set(to_time(t), 1);
+      bs.warps.push_back(w.slot);
+      if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 1);
     }
   }
 }

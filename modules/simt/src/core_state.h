@@ -29,8 +29,16 @@ struct warp {
   unsigned index = 0;        // warp index in the block
   unsigned threads = 0;      // threads in this warp
   std::uint32_t exited = 0;  // lanes whose thread has exited
-  std::vector<std::array<std::uint32_t, num_registers>> r;
-  std::vector<std::uint8_t> p;  // predicates, one bit each
+  // Registers, register-major: register x of every lane is one row of lane_slots words
+  // (lane l's at x * lane_slots + l), so an instruction's lanes are contiguous.
+  static constexpr unsigned lane_slots = 32;
+  std::vector<std::uint32_t> r;
+  std::uint32_t* row(unsigned x) { return &r[std::size_t(x) * lane_slots]; }
+  const std::uint32_t* row(unsigned x) const { return &r[std::size_t(x) * lane_slots]; }
+  std::uint32_t& reg(unsigned l, unsigned x) { return r[std::size_t(x) * lane_slots + l]; }
+  std::uint32_t reg(unsigned l, unsigned x) const { return r[std::size_t(x) * lane_slots + l]; }
+  // Predicates: bit l of p[k] is predicate pk of lane l.
+  std::array<std::uint32_t, 8> p{};
   struct entry {
     std::uint32_t pc, rpc, mask;
   };
@@ -56,23 +64,15 @@ struct warp {
 
   // The threads of the top stack entry that have not exited.
   std::uint32_t active() const { return stack.back().mask & ~exited; }
-  // Whether lane l executes `in` (its guard predicate, if any, holds).
-  bool guard(unsigned l, const instr& in) const {
-    if (in.guard == no_pred) return true;
-    const bool v = (p[l] >> in.guard) & 1;
-    return in.guard_neg ? !v : v;
-  }
   // The lanes of `mask` whose guard holds.
   std::uint32_t guarded(std::uint32_t mask, const instr& in, unsigned warp_size) const {
     if (in.guard == no_pred) return mask;
-    std::uint32_t m = 0;
-    for (unsigned l = 0; l < warp_size; ++l)
-      if (((mask >> l) & 1) && guard(l, in)) m |= 1u << l;
-    return m;
+    const std::uint32_t v = p[in.guard & 7u];
+    return mask & first_lanes(warp_size) & (in.guard_neg ? ~v : v);
   }
   // The address operand [ra + imm] of lane l (32-bit arithmetic).
   std::uint64_t address(unsigned l, const instr& in) const {
-    return static_cast<std::uint32_t>(r[l][in.ra] + static_cast<std::uint32_t>(in.imm));
+    return static_cast<std::uint32_t>(reg(l, in.ra) + static_cast<std::uint32_t>(in.imm));
   }
 };
 

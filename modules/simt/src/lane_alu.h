@@ -64,6 +64,8 @@ inline std::optional<std::uint32_t> lane_arithmetic(op code, std::uint32_t a, st
 
 // setp's comparison of a and b as the given type (IEEE for f32: NaN compares false, but ne).
 bool lane_compare(cmp c, type t, std::uint32_t a, std::uint32_t b);
+// The comparison for 32 lanes at once: bit l of the result is lane l's (a[l] vs b[l]).
+std::uint32_t compare_lanes(cmp c, type t, const std::uint32_t* a, const std::uint32_t* b);
 
 // Which pipeline executes an ALU-class instruction.
 enum class pipeline { alu, multiplier, sfu };

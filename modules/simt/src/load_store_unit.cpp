@@ -99,7 +99,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       ext.address[k] = base + addr[ls[k]];
       if (store)
         for (unsigned wd = 0; wd < words; ++wd)
-          std::memcpy(&buf[k * in.width + wd * 4], &w.r[ls[k]][in.rb + wd], 4);
+          std::memcpy(&buf[k * in.width + wd * 4], &w.reg(ls[k], in.rb + wd), 4);
     }
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     gp->set_address(ext.address[0]);
@@ -181,7 +181,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     const unsigned char* buf = gp->get_data_ptr();
     for (std::size_t k = 0; k < rq.lanes.size(); ++k)
       for (unsigned wd = 0; wd < words; ++wd)
-        std::memcpy(&w.r[rq.lanes[k]][in.rd + wd], &buf[k * in.width + wd * 4], 4);
+        std::memcpy(&w.reg(rq.lanes[k], in.rd + wd), &buf[k * in.width + wd * 4], 4);
   }
   const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);

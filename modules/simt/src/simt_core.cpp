@@ -145,18 +145,42 @@ std::uint64_t simt_core::instructions_executed() const { return warp_instr_.valu
 // ---------------------------------------------------------------------------- execution
 
 namespace {
+constexpr unsigned row_lanes = simt::warp::lane_slots;
+
+// Bit l of a lane mask, as a table (a vector compare, where a shift by l would not be).
+constexpr std::array<std::uint32_t, row_lanes> lane_bit = [] {
+  std::array<std::uint32_t, row_lanes> b{};
+  for (unsigned l = 0; l < row_lanes; ++l) b[l] = 1u << l;
+  return b;
+}();
+
+// Register row d takes v in the lanes of `lanes`; the others keep their values. (Every
+// lane's value is computed: a whole row at a time is cheaper than lane by lane.)
+inline void write_row(std::uint32_t* d, const std::uint32_t* v, std::uint32_t lanes) {
+  if (lanes == 0xffffffffu) {
+    std::copy_n(v, row_lanes, d);
+    return;
+  }
+  for (unsigned l = 0; l < row_lanes; ++l) d[l] = (lanes & lane_bit[l]) ? v[l] : d[l];
+}
+
+// The second source of an instruction, as a row: rb's, or the immediate in every lane.
+inline const std::uint32_t* source_b(const simt::warp& w, const simt::instr& in, std::uint32_t* imm_row) {
+  if (!in.b_imm) return w.row(in.rb);
+  std::fill_n(imm_row, row_lanes, static_cast<std::uint32_t>(in.imm));
+  return imm_row;
+}
+
 // One arithmetic instruction over a warp's executing lanes, its opcode fixed at compile time
 // so that lane_arithmetic's selection folds away: the lane loop is the whole work.
 template <simt::op O>
 void arithmetic_lanes(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
-  const bool b_imm = in.b_imm;
-  const auto imm = static_cast<std::uint32_t>(in.imm);
-  const unsigned rd = in.rd, ra = in.ra, rb = in.rb, rc = in.rc;  // (not reloaded after each store)
-  auto* const regs = w.r.data();
-  for (; lanes; lanes &= lanes - 1) {
-    auto& r = regs[static_cast<unsigned>(__builtin_ctz(lanes))];
-    r[rd] = *simt::lane_arithmetic(O, r[ra], b_imm ? imm : r[rb], r[rc]);
-  }
+  std::uint32_t imm_row[row_lanes], v[row_lanes];
+  const std::uint32_t* a = w.row(in.ra);
+  const std::uint32_t* b = source_b(w, in, imm_row);
+  const std::uint32_t* c = w.row(in.rc);
+  for (unsigned l = 0; l < row_lanes; ++l) v[l] = *simt::lane_arithmetic(O, a[l], b[l], c[l]);
+  write_row(w.row(in.rd), v, lanes);
 }
 
 using lanes_fn = void (*)(simt::warp&, const simt::instr&, std::uint32_t);
@@ -176,22 +200,33 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
   static const auto arithmetic = arithmetic_table(std::make_index_sequence<static_cast<std::size_t>(op::setp)>());
   const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
   const block_slot& bs = blocks_[w.block];
-  const auto imm = static_cast<std::uint32_t>(in.imm);
-  const auto each = [&](auto f) {
-    for (std::uint32_t m = lanes; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctz(m)));
+  std::uint32_t v[row_lanes];
+  const auto all = [&](std::uint32_t x) {
+    std::fill_n(v, row_lanes, x);
+    write_row(w.row(in.rd), v, lanes);
   };
   switch (in.code) {
     case op::mov:
       switch (in.sreg) {
-        case simt::special::tid: each([&](unsigned l) { w.r[l][in.rd] = w.index * p_.warp_size + l; }); break;
-        case simt::special::laneid: each([&](unsigned l) { w.r[l][in.rd] = l; }); break;
-        case simt::special::ntid: each([&](unsigned l) { w.r[l][in.rd] = launch_.block; }); break;
-        case simt::special::ctaid: each([&](unsigned l) { w.r[l][in.rd] = bs.id; }); break;
-        case simt::special::nctaid: each([&](unsigned l) { w.r[l][in.rd] = launch_.grid; }); break;
-        case simt::special::warpid: each([&](unsigned l) { w.r[l][in.rd] = w.index; }); break;
+        case simt::special::tid:
+          for (unsigned l = 0; l < row_lanes; ++l) v[l] = w.index * p_.warp_size + l;
+          write_row(w.row(in.rd), v, lanes);
+          break;
+        case simt::special::laneid:
+          for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
+          write_row(w.row(in.rd), v, lanes);
+          break;
+        case simt::special::ntid: all(launch_.block); break;
+        case simt::special::ctaid: all(bs.id); break;
+        case simt::special::nctaid: all(launch_.grid); break;
+        case simt::special::warpid: all(w.index); break;
         default:
-          if (in.b_imm) each([&](unsigned l) { w.r[l][in.rd] = imm; });
-          else each([&](unsigned l) { w.r[l][in.rd] = w.r[l][in.ra]; });
+          if (in.b_imm) {
+            all(static_cast<std::uint32_t>(in.imm));
+          } else {
+            std::copy_n(w.row(in.ra), row_lanes, v);
+            write_row(w.row(in.rd), v, lanes);
+          }
           break;
       }
       break;
@@ -204,23 +239,25 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
                       " parameters)");
         return 0;
       }
-      const std::uint32_t v = launch_.params[i];
-      each([&](unsigned l) { w.r[l][in.rd] = v; });
+      all(launch_.params[i]);
       break;
     }
-    case op::setp:
-      each([&](unsigned l) {
-        const auto& r = w.r[l];
-        const bool x = simt::lane_compare(in.cond, in.ty, r[in.ra], in.b_imm ? imm : r[in.rb]);
-        w.p[l] = static_cast<std::uint8_t>((w.p[l] & ~(1u << in.rd)) | (unsigned(x) << in.rd));
-      });
+    case op::setp: {
+      std::uint32_t imm_row[row_lanes];
+      const std::uint32_t x = simt::compare_lanes(in.cond, in.ty, w.row(in.ra), source_b(w, in, imm_row));
+      std::uint32_t& pm = w.p[in.rd & 7u];
+      pm = (pm & ~lanes) | (x & lanes);
       break;
-    case op::selp:
-      each([&](unsigned l) {
-        auto& r = w.r[l];
-        r[in.rd] = ((w.p[l] >> in.rc) & 1) ? r[in.ra] : in.b_imm ? imm : r[in.rb];
-      });
+    }
+    case op::selp: {
+      std::uint32_t imm_row[row_lanes];
+      const std::uint32_t* a = w.row(in.ra);
+      const std::uint32_t* b = source_b(w, in, imm_row);
+      const std::uint32_t pm = w.p[in.rc & 7u];
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = (pm & lane_bit[l]) ? a[l] : b[l];
+      write_row(w.row(in.rd), v, lanes);
       break;
+    }
     default: {
       const auto i = static_cast<std::size_t>(in.code);
       if (i < arithmetic.size() && arithmetic[i]) arithmetic[i](w, in, lanes);
@@ -446,10 +483,9 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   // Scoreboard: every register the instruction writes is ready at `done`. (The wgmma
   // accumulators are written when the MMA completes: wgmma.wait_group covers them.)
   if (!blocking && !simt::is_async(in.code)) {
-    const simt::reg_set written = simt::writes(in);
+    const simt::reg_set& written = writes_at_[pc];
     written.for_each([&](unsigned x) { w.reg_ready[x] = done; });
-    for (unsigned p = 0; p < w.pred_ready.size(); ++p)
-      if (written.has_pred(p)) w.pred_ready[p] = done;
+    for (unsigned m = written.preds; m; m &= m - 1) w.pred_ready[static_cast<unsigned>(__builtin_ctz(m))] = done;
   }
   // A store holds its in-flight slot only until it leaves the load/store unit (posted write);
   // the run still ends when it completes.
@@ -522,13 +558,12 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
     // in flight must not land after this one). Operands are read at issue, so a later
     // write never overtakes an earlier read (no WAR); the wgmma accumulators, read when
     // the MMA runs, are left alone until wgmma.wait_group by the ISA.
-    const bool tma_op = in.code == op::tma_load || in.code == op::tma_store;
-    const simt::reg_set read = simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank);
-    const simt::reg_set written = simt::writes(in);
+    const simt::reg_set& read = reads_at_[w.stack.back().pc];
+    const simt::reg_set& written = writes_at_[w.stack.back().pc];
     read.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
     written.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
-    for (unsigned p = 0; p < w.pred_ready.size(); ++p)
-      if (read.has_pred(p) || written.has_pred(p)) r = std::max(r, w.pred_ready[p]);
+    for (unsigned m = read.preds | written.preds; m; m &= m - 1)
+      r = std::max(r, w.pred_ready[static_cast<unsigned>(__builtin_ctz(m))]);
   }
   if (in.code == op::mbar_wait || in.code == op::wgmma_wait)
     r = std::max(r, simt::async_ready(w, blocks_[w.block], in, w.guarded(w.active(), in, p_.warp_size),

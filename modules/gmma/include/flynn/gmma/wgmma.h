@@ -71,7 +71,8 @@ struct wgmma_request {
   std::uint64_t a_desc = 0, b_desc = 0;     // descriptors (a_desc: A in shared memory)
   unsigned group = 0;                       // warpgroup (the core's numbering)
   unsigned warp_in_group = 0;               // 0 .. 3: the sub-partition
-  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's registers (the accumulators)
+  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's registers (the accumulators) ...
+  unsigned register_stride = 1;                     // ... register k of lane l at lanes[l][k * register_stride]
   // .rs: each lane's A fragment at issue.
   std::array<std::array<std::uint32_t, wgmma_a_registers>, warp_lanes> a_frag{};
   unsigned acc_reg = 0, a_reg = 0;

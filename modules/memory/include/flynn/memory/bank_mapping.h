@@ -32,7 +32,11 @@ class word_interleaved_mapping final : public bank_mapping {
   unsigned bank_of(std::uint64_t word) const override { return static_cast<unsigned>(banks_.remainder(word)); }
   void banks_of(std::uint64_t first, std::size_t n, unsigned* out) const override {
     const auto banks = static_cast<unsigned>(banks_.divisor());
-    for (unsigned b = bank_of(first); n--; b = b + 1 == banks ? 0 : b + 1) *out++ = b;
+    unsigned b0 = bank_of(first);
+    for (; n > banks; n -= banks, out += banks) {  // whole turns
+      for (unsigned i = 0; i < banks; ++i) out[i] = b0 + i >= banks ? b0 + i - banks : b0 + i;
+    }
+    for (unsigned i = 0; i < n; ++i) out[i] = b0 + i >= banks ? b0 + i - banks : b0 + i;
   }
 
  private:

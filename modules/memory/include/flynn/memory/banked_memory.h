@@ -104,6 +104,10 @@ class banked_memory : public module, public golden_memory {
   trace_sink* timeline_ = nullptr;  // memory transactions as async spans
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
+  bool one_range_banks(tlm::tlm_generic_payload& gp);
+  std::vector<unsigned> wave_banks_;  // the banks of a one-wavefront request
+  std::vector<std::uint64_t> bank_seen_;  // scratch of one_range_banks: a bank's mark
+  std::uint64_t bank_stamp_ = 0;
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
   // it but landing at or before their cycles still changes (see watch_).
   void move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later = false);

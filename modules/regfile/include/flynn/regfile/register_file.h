@@ -26,7 +26,8 @@ namespace flynn {
 // Which warp registers to read or write (TLM_READ_COMMAND / TLM_WRITE_COMMAND); the data
 // is register-major: register k's row at offset warp_register_bytes * k.
 struct register_access_extension : tlm::tlm_extension<register_access_extension> {
-  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's register array
+  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's registers: register k of lane l
+  unsigned register_stride = 1;                     // at lanes[l][k * register_stride]
   std::vector<unsigned> registers;
   tlm::tlm_extension_base* clone() const override { return new register_access_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {

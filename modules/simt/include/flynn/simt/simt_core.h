@@ -196,6 +196,9 @@ class simt_core : public module, public no_dmi_initiator {
   simt::kernel kernel_;
   simt_launch launch_;
   std::vector<std::uint32_t> ipdom_;  // reconvergence PC per instruction
+  // Per instruction: the registers and predicates it reads and writes (the scoreboard's
+  // question, asked at every issue decision, answered once at load).
+  std::vector<simt::reg_set> reads_at_, writes_at_;
   bool loaded_ = false, done_ = false;
   std::string fault_;
   std::vector<std::unique_ptr<warp>> warps_;
