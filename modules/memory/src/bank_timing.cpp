@@ -190,7 +190,8 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   // One wavefront: the end of the latest booking of its banks (from then on all are free).
   std::uint64_t banks_free_at = 0;
   if (max_run == 1)
-    for (const unsigned b : wave_banks_) banks_free_at = std::max(banks_free_at, banks_[bank_base + b].end());
+    for (const unsigned b : wave_banks_) banks_free_at = std::max(banks_free_at, bank_end_[bank_base + b]);
+  if (max_run != 1) book_waves();  // (the calendars are asked below)
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
@@ -199,6 +200,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     passes_.assign(max_run, 0);
     if (max_run == 1) {  // one word per bank (the usual case): one wavefront, every run one word
       std::uint64_t when = t0;
+      if (when < banks_free_at) book_waves();  // (the calendars are asked)
       for (std::uint64_t before = UINT64_MAX; when < banks_free_at && before != when;) {
         before = when;
         for (const unsigned b : wave_banks_) when = banks_[bank_base + b].first_free(when, busy);
@@ -237,11 +239,19 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (max_run == 1) {  // every word in the one wavefront
     const std::uint64_t when = passes_[0];
     if (when > t0) conflicts_ += wave_banks_.size();
+    // After everything its banks have booked and over at most 64 banks (the usual case):
+    // one booking for all of them, put in their calendars only when one is asked.
+    const bool as_wave = when >= banks_free_at && p_.banks <= 64;
+    std::uint64_t mask = 0;
+    if (!as_wave) book_waves();
     for (const unsigned b : wave_banks_) {
-      banks_[bank_base + b].book(when, when + busy);
+      if (as_wave) mask |= std::uint64_t(1) << b;
+      else banks_[bank_base + b].book(when, when + busy);
+      bank_end_[bank_base + b] = std::max(bank_end_[bank_base + b], when + busy);
       ++bank_accesses_[b];
       if (tracing_) record(bank_trace_[b], when, when + busy);
     }
+    if (as_wave) waves_.push_back({when, when + busy, mask, bank_base});
   }
   for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
     const std::uint64_t when = passes_[pass];
@@ -251,6 +261,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       occupancy_calendar& cal = banks_[bank_base + bank];
       if (pass > 0 || when > t0) ++conflicts_;
       cal.book(when, when + busy);
+      bank_end_[bank_base + bank] = std::max(bank_end_[bank_base + bank], when + busy);
       ++bank_accesses_[bank];
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }
@@ -284,6 +295,14 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   return {first, done};
 }
 
+// The one-wavefront bookings not in the bank calendars yet go there.
+void banked_memory::book_waves() {
+  for (const wave& w : waves_)
+    for (std::uint64_t m = w.banks; m; m &= m - 1)
+      banks_[w.bank_base + static_cast<unsigned>(__builtin_ctzll(m))].book(w.from, w.to);
+  waves_.clear();
+}
+
 // Bookings that ended before the current cycle can no longer delay anyone: requests arrive
 // at the current cycle or later.
 void banked_memory::forget_past() {
@@ -291,6 +310,7 @@ void banked_memory::forget_past() {
   since_forget_ = 0;
   const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
   for (auto& b : banks_) b.forget_before(now);
+  waves_.erase(std::remove_if(waves_.begin(), waves_.end(), [now](const wave& w) { return w.to <= now; }), waves_.end());
   for (auto& ps : ports_) ps->calendar.forget_before(now);
   if (lt_reads_.size() > lt_reads_sweep_at_) {  // (each word's are also dropped when it gets a new one)
     lt_reads_.remove_all_if([now](const lt_read& r) { return r.cycle < now; });

@@ -112,6 +112,7 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
     sc_core::sc_spawn([this] { arbitrate(); }, "at_arbiter", &o);
   }
   banks_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), occupancy_calendar{});
+  bank_end_.assign(banks_.size(), 0);
   bank_accesses_.resize(p_.banks);
   bank_seen_.assign(p_.banks, 0);
   port_requests_.resize(n);

@@ -110,8 +110,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.ready_cycle = 0;
       // A warp starts with zeroed registers, predicates and scoreboard: the registers the
       // kernel uses (it touches no other).
-      w.r.resize(std::size_t(simt::num_registers) * warp::lane_slots);
-      std::fill_n(w.r.begin(), std::size_t(registers_used_) * warp::lane_slots, 0u);
+      w.r.assign(std::size_t(registers_used_) * warp::lane_slots, 0u);
       w.p.fill(0);
       std::fill_n(w.reg_ready.begin(), registers_used_, 0u);
       w.pred_ready.fill(0);

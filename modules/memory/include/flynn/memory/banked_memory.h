@@ -151,6 +151,15 @@ class banked_memory : public module, public golden_memory {
   mutable std::vector<unsigned char> data_;  // mutable: queued writes land on a const view
   std::vector<std::unique_ptr<port_state>> ports_;
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
+  std::vector<std::uint64_t> bank_end_;   // the same: the end of its latest booking
+  // One-wavefront bookings made after everything their banks had booked, one for all of
+  // their banks: they go into the bank calendars (book_waves) before a calendar is asked.
+  struct wave {
+    std::uint64_t from, to, banks;  // banks: bit b for bank b (+ bank_base)
+    std::size_t bank_base;
+  };
+  std::vector<wave> waves_;
+  void book_waves();
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
   std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
   bool one_wavefront_ = false;  // the last request reserved had one wavefront (word_when_ is then not filled)

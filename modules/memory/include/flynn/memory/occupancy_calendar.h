@@ -28,8 +28,6 @@ class occupancy_calendar {
     return c;
   }
   bool is_free(std::uint64_t from, std::uint64_t len) const { return first_free(from, len) == from; }
-  // The end of the latest booking (0: none): the resource is free from then on.
-  std::uint64_t end() const { return head_ == busy_.size() ? 0 : busy_.back().to; }
 
   // Books [from, to), which must be free.
   void book(std::uint64_t from, std::uint64_t to, std::uint64_t tag = 0) {
