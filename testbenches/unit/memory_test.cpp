@@ -151,6 +151,29 @@ TEST_CASE("block-interleaved mapping keeps consecutive words in one bank") {
   CHECK(w.bank_of(17) == 1);
 }
 
+TEST_CASE("word-interleaved mapping: the mask of a run of words is the banks banks_of lists") {
+  for (unsigned banks : {1u, 3u, 16u, 32u, 48u, 64u}) {
+    flynn::word_interleaved_mapping m(banks);
+    std::vector<unsigned> list(banks);
+    for (std::uint64_t first : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(banks - 1), std::uint64_t(1000003)})
+      for (std::size_t n = 1; n <= banks; ++n) {
+        std::uint64_t mask = 0, expect = 0;
+        REQUIRE(m.run_mask(first, n, mask));
+        m.banks_of(first, n, list.data());
+        for (std::size_t i = 0; i < n; ++i) expect |= std::uint64_t(1) << list[i];
+        CHECK(mask == expect);
+        CHECK(static_cast<std::size_t>(__builtin_popcountll(mask)) == n);  // distinct banks
+      }
+    std::uint64_t mask = 0;
+    CHECK_FALSE(m.run_mask(0, banks + 1, mask));  // more words than banks
+  }
+  flynn::word_interleaved_mapping wide(65);
+  std::uint64_t mask = 0;
+  CHECK_FALSE(wide.run_mask(0, 4, mask));  // more than 64 banks: no mask
+  flynn::xor_hashed_mapping x(32);
+  CHECK_FALSE(x.run_mask(0, 4, mask));  // (the mappings that do not know it at once say so)
+}
+
 TEST_CASE("multi-lane requests take as many cycles as the most distinct words in one bank") {
   auto p = memory_params(32, 20);
   p.word_bytes = 4;

@@ -85,13 +85,17 @@ bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
   }
   const std::uint64_t first = word_.quotient(a), n = word_.quotient(a + len - 1) - first + 1;
   if (n > p_.banks) return false;
+  wave_words_ = n;
+  if (p_.banks <= 64) {  // the banks as a mask; distinct: as many bits as words
+    if (mapping_->run_mask(first, n, wave_mask_)) return true;
+    wave_banks_.resize(n);
+    mapping_->banks_of(first, n, wave_banks_.data());
+    wave_mask_ = 0;
+    for (const unsigned b : wave_banks_) wave_mask_ |= std::uint64_t(1) << b;
+    return static_cast<std::uint64_t>(__builtin_popcountll(wave_mask_)) == n;
+  }
   wave_banks_.resize(n);
   mapping_->banks_of(first, n, wave_banks_.data());
-  if (p_.banks <= 64) {  // distinct banks: as many bits as words
-    std::uint64_t seen = 0;
-    for (const unsigned b : wave_banks_) seen |= std::uint64_t(1) << b;
-    return static_cast<std::uint64_t>(__builtin_popcountll(seen)) == n;
-  }
   if (++bank_stamp_ == 0) {  // (wrapped: start the marks afresh)
     std::fill(bank_seen_.begin(), bank_seen_.end(), 0);
     bank_stamp_ = 1;
@@ -176,8 +180,19 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
   if (!direct && max_run == 1) {
     wave_banks_.clear();
+    wave_mask_ = 0;
     for (const auto& bw : scratch_) wave_banks_.push_back(bw.first);
+    for (const unsigned b : wave_banks_) wave_mask_ |= p_.banks <= 64 ? std::uint64_t(1) << b : 0;
+    wave_words_ = wave_banks_.size();
   }
+  // The one wavefront's banks, f(bank) each (by mask with at most 64 banks).
+  const auto each_wave_bank = [this](auto f) {
+    if (p_.banks <= 64) {
+      for (std::uint64_t m = wave_mask_; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
+    } else {
+      for (const unsigned b : wave_banks_) f(b);
+    }
+  };
   if (max_run != 1) {
     runs_.clear();
     for (std::size_t i = 0; i < scratch_.size(); ++i)
@@ -186,11 +201,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
   }
-  const std::size_t words = max_run == 1 ? wave_banks_.size() : scratch_.size();
+  const std::size_t words = max_run == 1 ? wave_words_ : scratch_.size();
   // One wavefront: the end of the latest booking of its banks (from then on all are free).
   std::uint64_t banks_free_at = 0;
   if (max_run == 1)
-    for (const unsigned b : wave_banks_) banks_free_at = std::max(banks_free_at, bank_end_[bank_base + b]);
+    each_wave_bank([&](unsigned b) { banks_free_at = std::max(banks_free_at, bank_end_[bank_base + b]); });
   if (max_run != 1) book_waves();  // (the calendars are asked below)
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
@@ -203,7 +218,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       if (when < banks_free_at) book_waves();  // (the calendars are asked)
       for (std::uint64_t before = UINT64_MAX; when < banks_free_at && before != when;) {
         before = when;
-        for (const unsigned b : wave_banks_) when = banks_[bank_base + b].first_free(when, busy);
+        each_wave_bank([&](unsigned b) { when = banks_[bank_base + b].first_free(when, busy); });
       }
       return passes_[0] = when;
     }
@@ -238,20 +253,24 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
 
   if (max_run == 1) {  // every word in the one wavefront
     const std::uint64_t when = passes_[0];
-    if (when > t0) conflicts_ += wave_banks_.size();
+    if (when > t0) conflicts_ += wave_words_;
     // After everything its banks have booked and over at most 64 banks (the usual case):
     // one booking for all of them, put in their calendars only when one is asked.
-    const bool as_wave = when >= banks_free_at && p_.banks <= 64;
-    std::uint64_t mask = 0;
-    if (!as_wave) book_waves();
-    for (const unsigned b : wave_banks_) {
-      if (as_wave) mask |= std::uint64_t(1) << b;
-      else banks_[bank_base + b].book(when, when + busy);
-      bank_end_[bank_base + b] = std::max(bank_end_[bank_base + b], when + busy);
-      ++bank_accesses_[b];
-      if (tracing_) record(bank_trace_[b], when, when + busy);
+    if (when >= banks_free_at && p_.banks <= 64) {
+      waves_.push_back({when, when + busy, wave_mask_, bank_base});
+      each_wave_bank([&](unsigned b) {
+        bank_end_[bank_base + b] = when + busy;
+        ++bank_accesses_[b];
+      });
+    } else {
+      book_waves();
+      each_wave_bank([&](unsigned b) {
+        banks_[bank_base + b].book(when, when + busy);
+        bank_end_[bank_base + b] = std::max(bank_end_[bank_base + b], when + busy);
+        ++bank_accesses_[b];
+      });
     }
-    if (as_wave) waves_.push_back({when, when + busy, mask, bank_base});
+    if (tracing_) each_wave_bank([&](unsigned b) { record(bank_trace_[b], when, when + busy); });
   }
   for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
     const std::uint64_t when = passes_[pass];

@@ -5,10 +5,6 @@
 
 namespace flynn::simt {
 
-bool is_memory(op o) { return o == op::ld || o == op::st; }
-
-bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }
-
 void reg_set::add(unsigned first, unsigned count) {
   if (count == 0 || num_runs == runs.size()) return;
   runs[num_runs++] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(count)};

@@ -10,6 +10,7 @@
 
 #include "coalescer.h"
 #include "core_state.h"
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/simt/simt_core.h"
 #include "flynn/tlm/begin_request.h"
@@ -28,15 +29,26 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
                                         std::uint64_t occupancy) {
   const bool store = in.code == op::st;
   const unsigned words = in.width / 4;
+  const std::uint32_t active = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
+  if (!active) return t + p_.lat_alu;
   std::vector<unsigned>& lanes = lsu_lanes_;
-  lanes.clear();
-  for (std::uint32_t m = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size); m; m &= m - 1)
-    lanes.push_back(static_cast<unsigned>(__builtin_ctz(m)));
-  if (lanes.empty()) return t + p_.lat_alu;
+  lanes.resize(set_bits(active));
+  {
+    std::size_t i = 0;
+    for (std::uint32_t m = active; m; m &= m - 1) lanes[i++] = static_cast<unsigned>(__builtin_ctz(m));
+  }
+  // Every lane's address [ra + imm] (32-bit arithmetic), a register row at a time; then the
+  // executing lanes' checks, the first failing lane reported.
   std::vector<std::uint64_t>& addr = lsu_addr_;
   const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
+  const std::uint32_t* base_row = w.row(in.ra);
+  const auto offset = static_cast<std::uint32_t>(in.imm);
+  for (unsigned l = 0; l < warp::lane_slots; ++l) addr[l] = static_cast<std::uint32_t>(base_row[l] + offset);
+  bool bad = (in.width & (in.width - 1)) != 0;  // (a width not a power of two: looked at lane by lane)
+  for (unsigned l = 0; l < warp::lane_slots; ++l)
+    bad |= ((active >> l) & 1) & ((addr[l] & (in.width - 1)) != 0 || addr[l] + in.width > space_bytes);
   for (unsigned l : lanes) {
-    addr[l] = w.address(l, in);
+    if (!bad) break;
     if (addr[l] % in.width) {
       set_fault(w, l, std::string("misaligned ") + (in.sp == simt::space::shared ? "shared" : "global") + " address " + hex(addr[l]));
       return t;

@@ -72,7 +72,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   per_warp_.resize(p_.max_warps);
   views_.resize(p_.max_warps);
   active_hist_.resize(p_.warp_size + 1);
-  lsu_addr_.resize(p_.warp_size);
+  lsu_addr_.resize(simt::warp::lane_slots);
   segment_ = fixed_divisor(p_.segment_bytes);
   lsu_groups_ = std::make_unique<simt::lane_groups>();
   async_n_ = std::make_unique<simt::async_counters>();
@@ -156,12 +156,15 @@ constexpr std::array<std::uint32_t, row_lanes> lane_bit = [] {
 
 // Register row d takes v in the lanes of `lanes`; the others keep their values. (Every
 // lane's value is computed: a whole row at a time is cheaper than lane by lane.)
-inline void write_row(std::uint32_t* d, const std::uint32_t* v, std::uint32_t lanes) {
+inline void write_row(std::uint32_t* __restrict d, const std::uint32_t* __restrict v, std::uint32_t lanes) {
   if (lanes == 0xffffffffu) {
     std::copy_n(v, row_lanes, d);
     return;
   }
-  for (unsigned l = 0; l < row_lanes; ++l) d[l] = (lanes & lane_bit[l]) ? v[l] : d[l];
+  for (unsigned l = 0; l < row_lanes; ++l) {
+    const std::uint32_t keep = 0u - static_cast<std::uint32_t>((lanes & lane_bit[l]) == 0);
+    d[l] = (v[l] & ~keep) | (d[l] & keep);
+  }
 }
 
 // The second source of an instruction, as a row: rb's, or the immediate in every lane.
@@ -494,8 +497,10 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
   touch(w);
-  send_requests(0);
-  send_requests(1);
+  if (simt::is_memory(in.code)) {  // (only a memory instruction queues requests)
+    send_requests(0);
+    send_requests(1);
+  }
   return done;
 }
 

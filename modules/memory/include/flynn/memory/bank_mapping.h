@@ -23,6 +23,12 @@ class bank_mapping {
   virtual void banks_of(std::uint64_t first, std::size_t n, unsigned* out) const {
     for (std::size_t i = 0; i < n; ++i) out[i] = bank_of(first + i);
   }
+  // With at most 64 banks: when the mapping knows it at once, the banks of the n <= banks
+  // words from `first` on as a mask, and that they are distinct (true); else false.
+  virtual bool run_mask(std::uint64_t first, std::size_t n, std::uint64_t& mask) const {
+    (void)first, (void)n, (void)mask;
+    return false;
+  }
 };
 
 // Consecutive words in consecutive banks: bank = word mod banks.
@@ -37,6 +43,18 @@ class word_interleaved_mapping final : public bank_mapping {
       for (unsigned i = 0; i < banks; ++i) out[i] = b0 + i >= banks ? b0 + i - banks : b0 + i;
     }
     for (unsigned i = 0; i < n; ++i) out[i] = b0 + i >= banks ? b0 + i - banks : b0 + i;
+  }
+  // n <= banks consecutive words: banks b0, b0 + 1, ... wrapping round, all distinct.
+  bool run_mask(std::uint64_t first, std::size_t n, std::uint64_t& mask) const override {
+    const auto banks = static_cast<unsigned>(banks_.divisor());
+    if (banks > 64 || n > banks || n == 0) return false;
+    const unsigned b0 = bank_of(first);
+    const std::uint64_t all = banks == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << banks) - 1;
+    const std::uint64_t bits = n == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << n) - 1;
+    mask = bits << b0;
+    if (b0 != 0 && b0 + n > banks) mask |= bits >> (banks - b0);  // the words past the last bank
+    mask &= all;
+    return true;
   }
 
  private:

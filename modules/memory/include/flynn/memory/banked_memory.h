@@ -105,7 +105,11 @@ class banked_memory : public module, public golden_memory {
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
   bool one_range_banks(tlm::tlm_generic_payload& gp);
-  std::vector<unsigned> wave_banks_;  // the banks of a one-wavefront request
+  // The banks of a one-wavefront request: as a mask with at most 64 banks, else listed; and
+  // its words (one per bank).
+  std::uint64_t wave_mask_ = 0;
+  std::vector<unsigned> wave_banks_;
+  std::size_t wave_words_ = 0;
   std::vector<std::uint64_t> bank_seen_;  // scratch of one_range_banks: a bank's mark
   std::uint64_t bank_stamp_ = 0;
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after

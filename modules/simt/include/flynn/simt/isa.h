@@ -141,8 +141,8 @@ reg_set reads(const instr& in, unsigned tma_rank = max_tma_rank);
 // or setp's predicate.
 reg_set writes(const instr& in);
 
-bool is_memory(op o);
-bool is_async(op o);  // mbarrier, tma and wgmma instructions
+inline bool is_memory(op o) { return o == op::ld || o == op::st; }
+inline bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }  // mbarrier, tma and wgmma
 // Highest general register the instruction reads or writes, or -1.
 int highest_register(const instr& in);
 bool is_sfu(op o);
