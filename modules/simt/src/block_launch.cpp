@@ -79,7 +79,16 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (auto& w : warps_)
       if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
     if (free_slots.size() < warps) return;
-    bs = block_slot{true, next_block_++, warps, 0, 0, {}, bs.shared_base, {}, 0, false};
+    // (Reset in place: the slot keeps its lists' storage and its shared-memory region.)
+    bs.busy = true;
+    bs.id = next_block_++;
+    bs.warps_left = warps;
+    bs.arrived = 0;
+    bs.exited_threads = 0;
+    bs.warps.clear();
+    bs.mbarriers.clear();
+    bs.memory_in_flight = 0;
+    bs.draining = false;
     ++blocks_launched_;
     if (log_enabled(sc_core::SC_HIGH))
       log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +

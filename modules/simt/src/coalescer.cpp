@@ -8,11 +8,15 @@ void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_
               const fixed_divisor& segment_bytes, lane_groups& out) {
   out.segments.clear();
   // The usual case, every lane in one segment: one group, the lanes as given.
+  // (Segments are ranges: the lanes share one when the lowest and highest address do.)
   if (!lanes.empty()) {
-    const std::uint64_t first = segment_bytes.quotient(addr[lanes[0]]);
-    std::size_t i = 1;
-    while (i < lanes.size() && segment_bytes.quotient(addr[lanes[i]]) == first) ++i;
-    if (i == lanes.size()) {
+    std::uint64_t lo = addr[lanes[0]], hi = lo;
+    for (const unsigned l : lanes) {
+      lo = std::min(lo, addr[l]);
+      hi = std::max(hi, addr[l]);
+    }
+    const std::uint64_t first = segment_bytes.quotient(lo);
+    if (segment_bytes.quotient(hi) == first) {
       out.segments.push_back(first);
       out.lanes = lanes;
       out.begin.assign({0, lanes.size()});

@@ -118,7 +118,7 @@ struct request_tag final : tlm::tlm_extension<request_tag> {
 
 // Request records are kept by the core and reused: `gp` is null while one is free.
 struct memory_request {
-  std::shared_ptr<memory_op> op;
+  memory_op* op = nullptr;  // (the core's, reused once its last request is answered)
   tlm::tlm_generic_payload* gp = nullptr;
   unsigned group = 0, port = 0;  // port 0: global, 1: shared
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order

@@ -33,7 +33,9 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   if (!active) return t + p_.lat_alu;
   std::vector<unsigned>& lanes = lsu_lanes_;
   lanes.resize(set_bits(active));
-  {
+  if (active == 0xffffffffu) {
+    for (unsigned l = 0; l < warp::lane_slots; ++l) lanes[l] = l;
+  } else {
     std::size_t i = 0;
     for (std::uint32_t m = active; m; m &= m - 1) lanes[i++] = static_cast<unsigned>(__builtin_ctz(m));
   }
@@ -43,10 +45,20 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
   const std::uint32_t* base_row = w.row(in.ra);
   const auto offset = static_cast<std::uint32_t>(in.imm);
-  for (unsigned l = 0; l < warp::lane_slots; ++l) addr[l] = static_cast<std::uint32_t>(base_row[l] + offset);
-  bool bad = (in.width & (in.width - 1)) != 0;  // (a width not a power of two: looked at lane by lane)
-  for (unsigned l = 0; l < warp::lane_slots; ++l)
-    bad |= ((active >> l) & 1) & ((addr[l] & (in.width - 1)) != 0 || addr[l] + in.width > space_bytes);
+  std::uint32_t a32[warp::lane_slots];
+  for (unsigned l = 0; l < warp::lane_slots; ++l) a32[l] = base_row[l] + offset;
+  for (unsigned l = 0; l < warp::lane_slots; ++l) addr[l] = a32[l];
+  // A lane fails when misaligned or when its access ends past space_bytes (above `highest`).
+  bool bad = (in.width & (in.width - 1)) != 0 || space_bytes < in.width;  // (else looked at lane by lane)
+  if (!bad) {
+    const std::uint64_t highest = space_bytes - in.width;
+    const auto limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(highest, UINT32_MAX));
+    const std::uint32_t align = in.width - 1;
+    std::uint32_t failing = 0;
+    for (unsigned l = 0; l < warp::lane_slots; ++l)
+      failing |= ((a32[l] & align) | static_cast<std::uint32_t>(a32[l] > limit)) ? (1u << l) : 0u;
+    bad = (failing & active) != 0;
+  }
   for (unsigned l : lanes) {
     if (!bad) break;
     if (addr[l] % in.width) {
@@ -72,7 +84,13 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   }
   const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
   const unsigned port = in.sp == simt::space::shared ? 1 : 0;
-  auto mo = std::make_shared<simt::memory_op>();
+  if (free_ops_.empty()) {
+    ops_.push_back(std::make_unique<simt::memory_op>());
+    free_ops_.push_back(ops_.back().get());
+  }
+  simt::memory_op* const mo = free_ops_.back();
+  free_ops_.pop_back();
+  *mo = simt::memory_op{};
   mo->w = &w;
   mo->generation = w.generation;
   mo->block = w.block;
@@ -107,11 +125,21 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     ext.lane_bytes = in.width;
     ext.active_mask = first_lanes(ext.lanes);
     unsigned char* buf = pool_.buffer(gp);
-    for (std::size_t k = 0; k < n; ++k) {
-      ext.address[k] = base + addr[ls[k]];
-      if (store)
-        for (unsigned wd = 0; wd < words; ++wd)
-          std::memcpy(&buf[k * in.width + wd * 4], &w.reg(ls[k], in.rb + wd), 4);
+    if (ls[n - 1] - ls[0] == n - 1) {  // consecutive lanes (the usual case): rows copied
+      const unsigned l0 = ls[0];
+      for (std::size_t k = 0; k < n; ++k) ext.address[k] = base + addr[l0 + k];
+      if (store && words == 1) std::memcpy(buf, &w.reg(l0, in.rb), n * 4);
+      else if (store)
+        for (std::size_t k = 0; k < n; ++k)
+          for (unsigned wd = 0; wd < words; ++wd)
+            std::memcpy(&buf[k * in.width + wd * 4], &w.reg(l0 + static_cast<unsigned>(k), in.rb + wd), 4);
+    } else {
+      for (std::size_t k = 0; k < n; ++k) {
+        ext.address[k] = base + addr[ls[k]];
+        if (store)
+          for (unsigned wd = 0; wd < words; ++wd)
+            std::memcpy(&buf[k * in.width + wd * 4], &w.reg(ls[k], in.rb + wd), 4);
+      }
     }
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     gp->set_address(ext.address[0]);
@@ -169,8 +197,8 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
 // request is in, the loaded values land in the registers and the scoreboard learns when.
 void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
   simt::memory_request& rq = *request_of(*gp);
-  const std::shared_ptr<simt::memory_op> op_ref = std::move(rq.op);
-  simt::memory_op& mo = *op_ref;
+  simt::memory_op& mo = *rq.op;
+  rq.op = nullptr;
   const simt::instr& in = *mo.in;
   const bool store = in.code == op::st;
   mo.done = std::max(mo.done, to_cycles_ceil(at));
@@ -191,9 +219,13 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   if (!store && same_warp && mo.failure.empty()) {
     const unsigned words = in.width / 4;
     const unsigned char* buf = gp->get_data_ptr();
-    for (std::size_t k = 0; k < rq.lanes.size(); ++k)
-      for (unsigned wd = 0; wd < words; ++wd)
-        std::memcpy(&w.reg(rq.lanes[k], in.rd + wd), &buf[k * in.width + wd * 4], 4);
+    const std::size_t n = rq.lanes.size();
+    if (words == 1 && rq.lanes[n - 1] - rq.lanes[0] == n - 1)  // consecutive lanes: one row
+      std::memcpy(&w.reg(rq.lanes[0], in.rd), buf, n * 4);
+    else
+      for (std::size_t k = 0; k < n; ++k)
+        for (unsigned wd = 0; wd < words; ++wd)
+          std::memcpy(&w.reg(rq.lanes[k], in.rd + wd), &buf[k * in.width + wd * 4], 4);
   }
   const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);
@@ -218,7 +250,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
       }
       if (same_warp && w.live) {
         touch(w);
-        if (!store) simt::writes(in).for_each([&](unsigned x) { w.reg_ready[x] = done; });
+        if (!store) writes_at_[mo.pc].for_each([&](unsigned x) { w.reg_ready[x] = done; });
         if (p_.inflight > 1) {
           // The instruction's in-flight slot: a load's until it completes, a store's until it
           // leaves the load/store unit (posted write) or completes, whichever is first.
@@ -234,6 +266,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     end_ = std::max(end_, done);
   }
   if (port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
+  if (mo.groups_left == 0) free_ops_.push_back(&mo);
   memory_news_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -40,6 +40,7 @@ namespace simt {  // the core's parts (modules/simt/src)
 struct warp;
 struct block_slot;
 struct memory_request;
+struct memory_op;
 struct lane_groups;
 struct async_counters;
 class mbarrier_tracer;
@@ -180,6 +181,9 @@ class simt_core : public module, public no_dmi_initiator {
   // of execute_memory.
   std::vector<std::unique_ptr<simt::memory_request>> requests_;
   std::vector<simt::memory_request*> free_requests_;
+  // Warp loads and stores in flight (kept and reused as the request records are).
+  std::vector<std::unique_ptr<simt::memory_op>> ops_;
+  std::vector<simt::memory_op*> free_ops_;
   simt::memory_request* request_of(tlm::tlm_generic_payload& gp) const;
   std::vector<unsigned> lsu_lanes_;
   std::vector<std::uint64_t> lsu_addr_;
