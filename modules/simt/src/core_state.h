@@ -20,6 +20,13 @@
 
 namespace flynn::simt {
 
+// Bit l of a lane mask, as a table (a vector compare, where a shift by l would not be).
+inline constexpr std::array<std::uint32_t, 32> lane_bit = [] {
+  std::array<std::uint32_t, 32> b{};
+  for (unsigned l = 0; l < 32; ++l) b[l] = 1u << l;
+  return b;
+}();
+
 // One warp slot: the warp it holds (registers, predicates, reconvergence stack) and its
 // scoreboard.
 struct warp {

@@ -56,8 +56,9 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     const std::uint32_t align = in.width - 1;
     std::uint32_t failing = 0;
     for (unsigned l = 0; l < warp::lane_slots; ++l)
-      failing |= ((a32[l] & align) | static_cast<std::uint32_t>(a32[l] > limit)) ? (1u << l) : 0u;
-    bad = (failing & active) != 0;
+      failing |= ((a32[l] & align) | static_cast<std::uint32_t>(a32[l] > limit)) &
+                 (0u - static_cast<std::uint32_t>((active & simt::lane_bit[l]) != 0));
+    bad = failing != 0;
   }
   for (unsigned l : lanes) {
     if (!bad) break;

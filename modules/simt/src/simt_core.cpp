@@ -147,12 +147,7 @@ std::uint64_t simt_core::instructions_executed() const { return warp_instr_.valu
 namespace {
 constexpr unsigned row_lanes = simt::warp::lane_slots;
 
-// Bit l of a lane mask, as a table (a vector compare, where a shift by l would not be).
-constexpr std::array<std::uint32_t, row_lanes> lane_bit = [] {
-  std::array<std::uint32_t, row_lanes> b{};
-  for (unsigned l = 0; l < row_lanes; ++l) b[l] = 1u << l;
-  return b;
-}();
+using simt::lane_bit;
 
 // Register row d takes v in the lanes of `lanes`; the others keep their values. (Every
 // lane's value is computed: a whole row at a time is cheaper than lane by lane.)
