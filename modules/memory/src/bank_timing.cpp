@@ -68,6 +68,7 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
 // consecutive addresses) in distinct banks. Then it is one wavefront over those banks, and
 // wave_banks_ lists them (one per word); false for any other request (collect_words).
 bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
+  range_ = {0, 0};
   std::uint64_t a = gp.get_address(), len = gp.get_data_length();
   if (const auto* lx = gp.get_extension<lanes_extension>()) {
     const std::uint32_t m = lx->active_mask & first_lanes(lx->lanes);
@@ -84,6 +85,7 @@ bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
     len = std::uint64_t(k - l) * lx->lane_bytes;
   }
   const std::uint64_t first = word_.quotient(a), n = word_.quotient(a + len - 1) - first + 1;
+  range_ = {a, len};  // (one range: move_data may move it as one block)
   if (n > p_.banks) return false;
   wave_words_ = n;
   if (p_.banks <= 64) {  // the banks as a mask; distinct: as many bits as words
@@ -392,7 +394,13 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
     }
   };
   std::uint64_t moved = 0;
-  if (auto* lx = gp.get_extension<lanes_extension>()) {
+  if (auto* lx = gp.get_extension<lanes_extension>(); lx && in_order && range_.second != 0) {
+    // The active lanes are one run at consecutive addresses (reserve found): one block.
+    lx->acknowledged = true;  // the lanes were honoured (initiators check this)
+    const unsigned first_lane = static_cast<unsigned>(__builtin_ctz(lx->active_mask & first_lanes(lx->lanes)));
+    one(range_.first, d + std::size_t(first_lane) * lx->lane_bytes, range_.second);
+    moved = range_.second;
+  } else if (lx) {
     lx->acknowledged = true;  // the lanes were honoured (initiators check this)
     const unsigned lb = lx->lane_bytes;
     for (unsigned l = 0; l < lx->lanes; ++l)

@@ -110,6 +110,9 @@ class banked_memory : public module, public golden_memory {
   std::uint64_t wave_mask_ = 0;
   std::vector<unsigned> wave_banks_;
   std::size_t wave_words_ = 0;
+  // (address, bytes) of the request reserve saw last when its words are one range (its active
+  // lanes at consecutive addresses), else bytes 0: move_data moves it as one block.
+  std::pair<std::uint64_t, std::uint64_t> range_;
   std::vector<std::uint64_t> bank_seen_;  // scratch of one_range_banks: a bank's mark
   std::uint64_t bank_stamp_ = 0;
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
