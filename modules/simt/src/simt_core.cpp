@@ -73,6 +73,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   views_.resize(p_.max_warps);
   active_hist_.resize(p_.warp_size + 1);
   lsu_addr_.resize(simt::warp::lane_slots);
+  issue_cycles_ = (p_.warp_size + p_.lanes - 1) / p_.lanes;
   segment_ = fixed_divisor(p_.segment_bytes);
   lsu_groups_ = std::make_unique<simt::lane_groups>();
   async_n_ = std::make_unique<simt::async_counters>();
@@ -379,7 +380,7 @@ const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
 // Issues the instruction at the top of the group's stacks at cycle t (one warp, or with
 // dwf several whose threads occupy distinct lanes); returns when the lanes are free.
 std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
-  const std::uint64_t occupancy = (p_.warp_size + p_.lanes - 1) / p_.lanes;
+  const std::uint64_t occupancy = issue_cycles_;
   std::uint32_t lanes = 0;
   for (warp* w : group) lanes |= w->stack.back().mask & ~w->exited;
   const unsigned active = set_bits(lanes);

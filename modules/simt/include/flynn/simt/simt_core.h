@@ -209,6 +209,7 @@ class simt_core : public module, public no_dmi_initiator {
   std::vector<block_slot> blocks_;
   unsigned next_block_ = 0, blocks_done_ = 0, resident_blocks_max_ = 0;
   unsigned registers_used_ = 0;  // per thread: r0 .. r(n-1)
+  std::uint64_t issue_cycles_ = 1;  // cycles a warp instruction holds the lanes (warp_size / lanes, rounded up)
   std::unique_ptr<warp_scheduler> sched_;
   std::uint64_t age_ = 0, end_ = 0;
   const warp* executing_ = nullptr;  // the instruction being executed (cleared between issues)
