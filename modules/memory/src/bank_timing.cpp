@@ -189,7 +189,9 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   }
   // The one wavefront's banks, f(bank) each (by mask with at most 64 banks).
   const auto each_wave_bank = [this](auto f) {
-    if (p_.banks <= 64) {
+    if (p_.banks <= 64 && wave_mask_ == all_banks_) {  // every bank (a whole-width request): one loop
+      for (unsigned b = 0; b < p_.banks; ++b) f(b);
+    } else if (p_.banks <= 64) {
       for (std::uint64_t m = wave_mask_; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
     } else {
       for (const unsigned b : wave_banks_) f(b);

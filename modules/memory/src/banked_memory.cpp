@@ -115,6 +115,7 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   bank_end_.assign(banks_.size(), 0);
   bank_accesses_.resize(p_.banks);
   bank_seen_.assign(p_.banks, 0);
+  all_banks_ = p_.banks >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << p_.banks) - 1;
   port_requests_.resize(n);
 
   stats_.add("reads", reads_, "requests", "read requests served");

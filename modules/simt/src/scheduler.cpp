@@ -8,9 +8,10 @@ namespace flynn {
 
 int lrr_scheduler::pick(const std::vector<warp_view>& slots) {
   const int n = static_cast<int>(slots.size());
+  int s = (last_ + 1 + n) % n;  // the slot after the last (one division, not one per slot)
   for (int k = 1; k <= n; ++k) {
-    const int s = (last_ + k + n) % n;
     if (slots[static_cast<std::size_t>(s)].ready) return last_ = s;
+    if (++s == n) s = 0;
   }
   return -1;
 }
@@ -54,9 +55,10 @@ int two_level_scheduler::pick(const std::vector<warp_view>& slots) {
   std::size_t start = 0;
   for (std::size_t k = 0; k < set_.size(); ++k)
     if (set_[k] == last_) start = k + 1;
-  for (std::size_t k = 0; k < set_.size(); ++k) {
-    const int s = set_[(start + k) % set_.size()];
+  for (std::size_t k = 0, i = start % set_.size(); k < set_.size(); ++k) {
+    const int s = set_[i];
     if (slots[static_cast<std::size_t>(s)].ready) return last_ = s;
+    if (++i == set_.size()) i = 0;
   }
   return -1;
 }

@@ -107,7 +107,7 @@ class banked_memory : public module, public golden_memory {
   bool one_range_banks(tlm::tlm_generic_payload& gp);
   // The banks of a one-wavefront request: as a mask with at most 64 banks, else listed; and
   // its words (one per bank).
-  std::uint64_t wave_mask_ = 0;
+  std::uint64_t wave_mask_ = 0, all_banks_ = 0;  // (all_banks_: the mask of every bank)
   std::vector<unsigned> wave_banks_;
   std::size_t wave_words_ = 0;
   // (address, bytes) of the request reserve saw last when its words are one range (its active
