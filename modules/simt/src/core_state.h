@@ -129,7 +129,8 @@ struct memory_request {
   tlm::tlm_generic_payload* gp = nullptr;
   unsigned group = 0, port = 0;  // port 0: global, 1: shared
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order
-  lanes_extension ext;
+  bool plain = false;            // a plain burst (lanes in order at consecutive addresses) ...
+  lanes_extension ext;           // ... else each lane's address, attached to the payload
   request_tag tag;
   std::uint64_t due = 0;           // the cycle it is sent for (it reaches the memory then or later)
   std::uint64_t use = 0;           // which use of the record this is

@@ -118,23 +118,27 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     rq.port = port;
     rq.lanes.assign(ls, ls + n);
     rq.tag.rq = &rq;
-    rq.ext = lanes_extension{};
     rq.bound = response_bound_extension{};
     rq.due = t + p_.lat_lsu + g;
-    lanes_extension& ext = rq.ext;
-    ext.lanes = static_cast<unsigned>(n);
-    ext.lane_bytes = in.width;
-    ext.active_mask = first_lanes(ext.lanes);
     unsigned char* buf = pool_.buffer(gp);
-    if (ls[n - 1] - ls[0] == n - 1) {  // consecutive lanes (the usual case): rows copied
+    // Lanes in order at consecutive addresses (the usual coalesced access) make one plain
+    // burst of n * width bytes: the same words as the lanes would name. Any other group
+    // names each lane's address in a lanes extension.
+    rq.plain = ls[n - 1] - ls[0] == n - 1;
+    for (std::size_t k = 1; k < n && rq.plain; ++k) rq.plain = addr[ls[0] + k] == addr[ls[0]] + k * in.width;
+    if (rq.plain) {
       const unsigned l0 = ls[0];
-      for (std::size_t k = 0; k < n; ++k) ext.address[k] = base + addr[l0 + k];
       if (store && words == 1) std::memcpy(buf, &w.reg(l0, in.rb), n * 4);
       else if (store)
         for (std::size_t k = 0; k < n; ++k)
           for (unsigned wd = 0; wd < words; ++wd)
             std::memcpy(&buf[k * in.width + wd * 4], &w.reg(l0 + static_cast<unsigned>(k), in.rb + wd), 4);
     } else {
+      rq.ext = lanes_extension{};
+      lanes_extension& ext = rq.ext;
+      ext.lanes = static_cast<unsigned>(n);
+      ext.lane_bytes = in.width;
+      ext.active_mask = first_lanes(ext.lanes);
       for (std::size_t k = 0; k < n; ++k) {
         ext.address[k] = base + addr[ls[k]];
         if (store)
@@ -143,13 +147,13 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       }
     }
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    gp->set_address(ext.address[0]);
+    gp->set_address(base + addr[ls[0]]);
     gp->set_data_ptr(buf);
     gp->set_data_length(static_cast<unsigned>(n * in.width));
     gp->set_streaming_width(static_cast<unsigned>(n * in.width));
     gp->set_byte_enable_ptr(nullptr);
     gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    gp->set_extension(&ext);
+    if (!rq.plain) gp->set_extension(&rq.ext);
     gp->set_extension(&rq.tag);
     gp->set_extension(&rq.bound);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
@@ -206,14 +210,14 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   std::string why;
   if (gp->get_response_status() != tlm::TLM_OK_RESPONSE)
     why = gp->get_response_string();
-  else if (!rq.ext.acknowledged)  // a target that moved data_length bytes from one address
+  else if (!rq.plain && !rq.ext.acknowledged)  // a target that moved data_length bytes from one address
     why = "the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as banked_memory)";
   if (!why.empty() && (mo.failure.empty() || rq.group < mo.failed_group)) {  // the first failing group's
     const bool sh = in.sp == simt::space::shared;
     mo.failed_group = rq.group;
     mo.failed_lane = rq.lanes.front();
     mo.failure = std::string(sh ? "shared" : "global") + " access at " +
-                 hex(rq.ext.address[0] - (sh ? blocks_[mo.block].shared_base : 0)) + ": " + why;
+                 hex(gp->get_address() - (sh ? blocks_[mo.block].shared_base : 0)) + ": " + why;
   }
   warp& w = *mo.w;
   const bool same_warp = w.generation == mo.generation;
@@ -360,7 +364,7 @@ std::string simt_core::memory_report() const {
   return "; block " + std::to_string(blocks_[mo.block].id) + " warp " + std::to_string(mo.warp_index) + " at PC " +
          std::to_string(mo.pc) + " (line " + std::to_string(mo.in->line) + ": " + mo.in->text + ") issued at cycle " +
          std::to_string(mo.issued) + " has not completed: " + (mo.in->code == op::st ? "WRITE " : "READ ") +
-         hex(stuck->ext.address[0]) + " through " + (stuck->port ? shared.name() : global.name()) +
+         hex(stuck->gp->get_address()) + " through " + (stuck->port ? shared.name() : global.name()) +
          (!sent                                           ? " not sent yet"
           : requests_out_[stuck->port].open() == stuck->gp ? ": END_REQ never came"
                                                            : ": no response came") +

@@ -3,6 +3,7 @@
 // with a typed parameter struct; the platform adds JSON on top.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,22 +51,12 @@ class module : public sc_core::sc_module {
   // A time beyond the kernel's range is sc_max_time().
   //
   // The cycle t falls in (the cycles completed by t).
-  // (The last time converted is kept: most calls ask about the current time, again and
-  // again, and a 64-bit division is slow.)
-  std::uint64_t to_cycles(const sc_core::sc_time& t) const {
-    if (t.value() != cycles_of_.time) {
-      cycles_of_.time = t.value();
-      cycles_of_.floor = to_cycles(t, clock_);
-      cycles_of_.ceil = cycles_of_.floor + (cycles_of_.floor * clock_.value() != t.value());
-    }
-    return cycles_of_.floor;
-  }
+  // (The last two times converted are kept: most calls ask about the current time, or a
+  // time just asked about, again and again, and a 64-bit division is slow.)
+  std::uint64_t to_cycles(const sc_core::sc_time& t) const { return converted(t).floor; }
   // The first clock edge at or after t (responses from a differently clocked target are
   // seen at the next edge of this module's clock).
-  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
-    to_cycles(t);
-    return cycles_of_.ceil;
-  }
+  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const { return converted(t).ceil; }
   // The simulated time of n cycles of this module's clock (a duration, or the time of cycle n).
   sc_core::sc_time to_time(std::uint64_t n) const { return to_time(n, clock_); }
   // The delay annotation that places a call at cycle n: zero when cycle n has come.
@@ -204,10 +195,22 @@ class module : public sc_core::sc_module {
   std::size_t next_transport_id_ = 0;
 
   sc_core::sc_time clock_;
-  mutable struct {
+  struct conversion {
     sc_core::sc_time::value_type time = ~sc_core::sc_time::value_type(0);  // (none yet: no sc_time is this)
     std::uint64_t floor = 0, ceil = 0;
-  } cycles_of_;  // the last time to_cycles converted
+  };
+  mutable std::array<conversion, 2> conversions_;  // the last two times converted, the latest first
+  const conversion& converted(const sc_core::sc_time& t) const {
+    if (t.value() == conversions_[0].time) return conversions_[0];
+    std::swap(conversions_[0], conversions_[1]);
+    conversion& c = conversions_[0];
+    if (t.value() != c.time) {
+      c.time = t.value();
+      c.floor = to_cycles(t, clock_);
+      c.ceil = c.floor + (c.floor * clock_.value() != t.value());
+    }
+    return c;
+  }
   int log_level_ = -1;  // -1: the global verbosity
 };
 
