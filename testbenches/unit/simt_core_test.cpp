@@ -112,6 +112,37 @@ TEST_CASE("coalescing: unit stride is one transaction per warp and stride 32 is 
   CHECK(unit.stats("sm")["global_transactions"] == 2);  // one load, one store
 }
 
+TEST_CASE("coalescing: lanes at consecutive addresses in lane order or reversed are one transaction with the same data") {
+  // out[tid] = in[31 - tid]: the load's lanes name one segment in reverse order (a request
+  // with each lane's address), the store's in order (a plain burst); both are checked
+  // against the golden interpreter's memory.
+  const char* reversed = R"(
+        mov   r2, %tid
+        ldparam r6, 0
+        ldparam r7, 1
+        mov   r3, 31
+        sub   r3, r3, r2
+        shl   r3, r3, 2
+        add   r9, r6, r3
+        ld.global.32 r10, [r9]
+        shl   r4, r2, 2
+        add   r9, r7, r4
+        st.global.32 [r9], r10
+        exit
+)";
+  json init = json::array({{{"address", 0}, {"iota", 64}}});
+  fixture f(reversed, {{"grid", 1}, {"block", 32}, {"params", {0, 4096}}, {"init", init}});
+  auto r = f.run();
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());
+  f.p->verify(r);
+  INFO(r.message);
+  CHECK_FALSE(r.failed());
+  CHECK(f.stats("sm")["global_transactions"] == 2);
+  CHECK(f.stats("gmem")["word_accesses"] == 64);  // 32 words read, 32 written
+  CHECK(f.stats("gmem")["wavefronts"] == 2);
+}
+
 TEST_CASE("coalescing: a stride of 32 words touches one segment per thread") {
   json init = json::array({{{"address", 0}, {"iota", 2048}}});
   fixture f(strided_copy, {{"grid", 1}, {"block", 32}, {"params", {0, 65536, 32}}, {"init", init}});
