@@ -6,6 +6,7 @@
 #include "core_state.h"
 #include "flynn/simt/reconvergence.h"
 #include "flynn/simt/simt_core.h"
+#include "lane_alu.h"
 
 namespace flynn {
 
@@ -60,10 +61,15 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   ipdom_ = simt::immediate_post_dominators(kernel_);
   reads_at_.clear();
   writes_at_.clear();
+  alu_latency_.clear();
+  unit_wait_.clear();
   for (const auto& in : kernel_.code) {
     const bool tma_op = in.code == op::tma_load || in.code == op::tma_store;
     reads_at_.push_back(simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank));
     writes_at_.push_back(simt::writes(in));
+    const simt::pipeline pipe = simt::pipeline_of(in.code);
+    alu_latency_.push_back(pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu);
+    unit_wait_.push_back(in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait);
   }
   loaded_ = true;
 }

@@ -263,11 +263,7 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
       break;
     }
   }
-  switch (simt::pipeline_of(in.code)) {
-    case simt::pipeline::multiplier: return p_.lat_mul;
-    case simt::pipeline::sfu: return p_.lat_sfu;
-    default: return p_.lat_alu;
-  }
+  return alu_latency_[static_cast<std::size_t>(&in - kernel_.code.data())];  // (in is the kernel's)
 }
 
 void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
@@ -384,6 +380,7 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   std::uint32_t lanes = 0;
   for (warp* w : group) lanes |= w->stack.back().mask & ~w->exited;
   const unsigned active = set_bits(lanes);
+  thread_instr_ += active;  // (the group's warps' active threads: their lanes are distinct)
   ++warp_instr_;
   ++active_hist_[active];
   ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
@@ -415,7 +412,6 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   const std::uint32_t pc = top.pc;
   const simt::instr& in = kernel_.code[pc];
   const std::uint32_t mask = top.mask & ~w.exited;
-  thread_instr_ += set_bits(mask);
   executing_ = &w;  // named by a deadlock report should a transport it sends never return
   executing_pc_ = pc;
   executing_at_ = t;
@@ -580,9 +576,7 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
 // wgmma group, its TMA stores): their news does not come through touch, so the issue loop
 // asks ready_time again at every decision.
 bool simt_core::waits_on_units(const warp& w) const {
-  if (w.stack.empty()) return false;
-  const op c = kernel_.code[w.stack.back().pc].code;
-  return c == op::mbar_wait || c == op::wgmma_wait || c == op::tma_wait;
+  return !w.stack.empty() && unit_wait_[w.stack.back().pc];
 }
 
 // Every change to a warp's state that its readiness depends on comes through here.

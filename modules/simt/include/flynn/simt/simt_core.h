@@ -203,6 +203,8 @@ class simt_core : public module, public no_dmi_initiator {
   // Per instruction: the registers and predicates it reads and writes (the scoreboard's
   // question, asked at every issue decision, answered once at load).
   std::vector<simt::reg_set> reads_at_, writes_at_;
+  std::vector<std::uint64_t> alu_latency_;  // per instruction: its pipeline's latency (ALU class)
+  std::vector<bool> unit_wait_;              // per instruction: waits on the asynchronous units
   bool loaded_ = false, done_ = false;
   std::string fault_;
   std::vector<std::unique_ptr<warp>> warps_;
