@@ -113,25 +113,12 @@ TEST_CASE("coalescing: unit stride is one transaction per warp and stride 32 is 
 }
 
 TEST_CASE("coalescing: lanes at consecutive addresses in lane order or reversed are one transaction with the same data") {
-  // out[tid] = in[31 - tid]: the load's lanes name one segment in reverse order (a request
-  // with each lane's address), the store's in order (a plain burst); both are checked
-  // against the golden interpreter's memory.
-  const char* reversed = R"(
-        mov   r2, %tid
-        ldparam r6, 0
-        ldparam r7, 1
-        mov   r3, 31
-        sub   r3, r3, r2
-        shl   r3, r3, 2
-        add   r9, r6, r3
-        ld.global.32 r10, [r9]
-        shl   r4, r2, 2
-        add   r9, r7, r4
-        st.global.32 [r9], r10
-        exit
-)";
+  // out[tid] = in[31 - tid] (a stride of -1 word from in[31], in 32-bit arithmetic): the
+  // load's lanes name one segment in reverse order (a request with each lane's address),
+  // the store's in order (a plain burst); both are checked against the golden
+  // interpreter's memory.
   json init = json::array({{{"address", 0}, {"iota", 64}}});
-  fixture f(reversed, {{"grid", 1}, {"block", 32}, {"params", {0, 4096}}, {"init", init}});
+  fixture f(strided_copy, {{"grid", 1}, {"block", 32}, {"params", {124, 4096, 0xffffffffu}}, {"init", init}});
   auto r = f.run();
   INFO(r.message);
   REQUIRE_FALSE(r.failed());
