@@ -59,17 +59,13 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
       throw std::invalid_argument(at + ": wgmma needs warps of 32 threads");
   }
   ipdom_ = simt::immediate_post_dominators(kernel_);
-  reads_at_.clear();
-  writes_at_.clear();
-  alu_latency_.clear();
-  unit_wait_.clear();
+  decoded_.clear();
   for (const auto& in : kernel_.code) {
     const bool tma_op = in.code == op::tma_load || in.code == op::tma_store;
-    reads_at_.push_back(simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank));
-    writes_at_.push_back(simt::writes(in));
     const simt::pipeline pipe = simt::pipeline_of(in.code);
-    alu_latency_.push_back(pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu);
-    unit_wait_.push_back(in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait);
+    decoded_.push_back({simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank), simt::writes(in),
+                        pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu,
+                        in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait});
   }
   loaded_ = true;
 }

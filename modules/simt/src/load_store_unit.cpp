@@ -255,7 +255,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
       }
       if (same_warp && w.live) {
         touch(w);
-        if (!store) writes_at_[mo.pc].for_each([&](unsigned x) { w.reg_ready[x] = done; });
+        if (!store) decoded_[mo.pc].writes.for_each([&](unsigned x) { w.reg_ready[x] = done; });
         if (p_.inflight > 1) {
           // The instruction's in-flight slot: a load's until it completes, a store's until it
           // leaves the load/store unit (posted write) or completes, whichever is first.

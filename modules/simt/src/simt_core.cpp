@@ -263,7 +263,7 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
       break;
     }
   }
-  return alu_latency_[static_cast<std::size_t>(&in - kernel_.code.data())];  // (in is the kernel's)
+  return decoded_[w.stack.back().pc].latency;  // (w's top is still at this instruction)
 }
 
 void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
@@ -478,7 +478,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   // Scoreboard: every register the instruction writes is ready at `done`. (The wgmma
   // accumulators are written when the MMA completes: wgmma.wait_group covers them.)
   if (!blocking && !simt::is_async(in.code)) {
-    const simt::reg_set& written = writes_at_[pc];
+    const simt::reg_set& written = decoded_[pc].writes;
     written.for_each([&](unsigned x) { w.reg_ready[x] = done; });
     for (unsigned m = written.preds; m; m &= m - 1) w.pred_ready[static_cast<unsigned>(__builtin_ctz(m))] = done;
   }
@@ -555,8 +555,9 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
     // in flight must not land after this one). Operands are read at issue, so a later
     // write never overtakes an earlier read (no WAR); the wgmma accumulators, read when
     // the MMA runs, are left alone until wgmma.wait_group by the ISA.
-    const simt::reg_set& read = reads_at_[w.stack.back().pc];
-    const simt::reg_set& written = writes_at_[w.stack.back().pc];
+    const decoded& d = decoded_[w.stack.back().pc];
+    const simt::reg_set& read = d.reads;
+    const simt::reg_set& written = d.writes;
     read.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
     written.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
     for (unsigned m = read.preds | written.preds; m; m &= m - 1)
@@ -576,7 +577,7 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
 // wgmma group, its TMA stores): their news does not come through touch, so the issue loop
 // asks ready_time again at every decision.
 bool simt_core::waits_on_units(const warp& w) const {
-  return !w.stack.empty() && unit_wait_[w.stack.back().pc];
+  return !w.stack.empty() && decoded_[w.stack.back().pc].unit_wait;
 }
 
 // Every change to a warp's state that its readiness depends on comes through here.

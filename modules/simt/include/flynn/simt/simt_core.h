@@ -200,11 +200,15 @@ class simt_core : public module, public no_dmi_initiator {
   simt::kernel kernel_;
   simt_launch launch_;
   std::vector<std::uint32_t> ipdom_;  // reconvergence PC per instruction
-  // Per instruction: the registers and predicates it reads and writes (the scoreboard's
-  // question, asked at every issue decision, answered once at load).
-  std::vector<simt::reg_set> reads_at_, writes_at_;
-  std::vector<std::uint64_t> alu_latency_;  // per instruction: its pipeline's latency (ALU class)
-  std::vector<bool> unit_wait_;              // per instruction: waits on the asynchronous units
+  // Per instruction, worked out once at load (the issue loop asks at every decision): the
+  // registers and predicates it reads and writes (the scoreboard), its pipeline's latency
+  // (ALU class) and whether it waits on the asynchronous units.
+  struct decoded {
+    simt::reg_set reads, writes;
+    std::uint64_t latency = 0;
+    bool unit_wait = false;
+  };
+  std::vector<decoded> decoded_;
   bool loaded_ = false, done_ = false;
   std::string fault_;
   std::vector<std::unique_ptr<warp>> warps_;
