@@ -75,7 +75,7 @@ banked_memory::params random_params(unsigned seed) {
   auto pick = [&](unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng); };
   banked_memory::params p;
   p.size_bytes = 64 * 1024;
-  p.banks = std::array<unsigned, 3>{4, 8, 16}[pick(0, 2)];
+  p.banks = std::array<unsigned, 4>{4, 8, 16, 128}[pick(0, 3)];  // (128: more than a 64-bit bank mask)
   p.word_bytes = pick(0, 1) ? 8 : 4;
   p.latency = pick(1, 20);
   p.bank_busy = pick(0, 6);
