@@ -66,7 +66,7 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
 
 // The usual request: its words are one run of consecutive words (one range, or lanes at
 // consecutive addresses) in distinct banks. Then it is one wavefront over those banks, and
-// wave_mask_ holds them (with at most 64 banks); false for any other request (collect_words).
+// wave_banks_ lists them (one per word); false for any other request (collect_words).
 bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
   range_ = {0, 0};
   std::uint64_t a = gp.get_address(), len = gp.get_data_length();
@@ -86,14 +86,27 @@ bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
   }
   const std::uint64_t first = word_.quotient(a), n = word_.quotient(a + len - 1) - first + 1;
   range_ = {a, len};  // (one range: move_data may move it as one block)
-  if (n > p_.banks || p_.banks > 64) return false;  // (the banks as a mask: at most 64)
+  if (n > p_.banks) return false;
   wave_words_ = n;
-  if (mapping_->run_mask(first, n, wave_mask_)) return true;
-  bank_scratch_.resize(n);
-  mapping_->banks_of(first, n, bank_scratch_.data());
-  wave_mask_ = 0;
-  for (const unsigned b : bank_scratch_) wave_mask_ |= std::uint64_t(1) << b;
-  return static_cast<std::uint64_t>(__builtin_popcountll(wave_mask_)) == n;  // distinct: as many bits as words
+  if (p_.banks <= 64) {  // the banks as a mask; distinct: as many bits as words
+    if (mapping_->run_mask(first, n, wave_mask_)) return true;
+    wave_banks_.resize(n);
+    mapping_->banks_of(first, n, wave_banks_.data());
+    wave_mask_ = 0;
+    for (const unsigned b : wave_banks_) wave_mask_ |= std::uint64_t(1) << b;
+    return static_cast<std::uint64_t>(__builtin_popcountll(wave_mask_)) == n;
+  }
+  wave_banks_.resize(n);
+  mapping_->banks_of(first, n, wave_banks_.data());
+  if (++bank_stamp_ == 0) {  // (wrapped: start the marks afresh)
+    std::fill(bank_seen_.begin(), bank_seen_.end(), 0);
+    bank_stamp_ = 1;
+  }
+  for (const unsigned b : wave_banks_) {
+    if (bank_seen_[b] == bank_stamp_) return false;
+    bank_seen_[b] = bank_stamp_;
+  }
+  return true;
 }
 
 void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
@@ -162,27 +175,29 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   forget_past();
 
   // scratch_ is sorted by bank: runs_ marks where each bank's words begin, and max_run is
-  // the most words of one bank (the wavefronts). With at most 64 banks and one word per
-  // bank (the usual case) there is one wavefront over the banks in wave_mask_: runs_ is
-  // not needed.
-  bool one_wave = direct;
-  if (!direct && p_.banks <= 64 && !scratch_.empty()) {
-    one_wave = true;
-    for (std::size_t i = 1; i < scratch_.size() && one_wave; ++i) one_wave = scratch_[i].first != scratch_[i - 1].first;
+  // the most words of one bank (the wavefronts). With one word per bank (the usual case)
+  // there is one wavefront over the banks in wave_banks_: runs_ is not needed.
+  std::size_t max_run = direct ? 1 : scratch_.empty() ? 0 : 1;
+  for (std::size_t i = 1; !direct && i < scratch_.size() && max_run == 1; ++i)
+    if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
+  if (!direct && max_run == 1) {
+    wave_banks_.clear();
     wave_mask_ = 0;
-    for (const auto& bw : scratch_) wave_mask_ |= std::uint64_t(1) << bw.first;
-    wave_words_ = scratch_.size();
+    for (const auto& bw : scratch_) wave_banks_.push_back(bw.first);
+    for (const unsigned b : wave_banks_) wave_mask_ |= p_.banks <= 64 ? std::uint64_t(1) << b : 0;
+    wave_words_ = wave_banks_.size();
   }
-  // The one wavefront's banks, f(bank) each.
+  // The one wavefront's banks, f(bank) each (by mask with at most 64 banks).
   const auto each_wave_bank = [this](auto f) {
-    if (wave_mask_ == all_banks_) {  // every bank (a whole-width request): one loop
+    if (p_.banks <= 64 && wave_mask_ == all_banks_) {  // every bank (a whole-width request): one loop
       for (unsigned b = 0; b < p_.banks; ++b) f(b);
-    } else {
+    } else if (p_.banks <= 64) {
       for (std::uint64_t m = wave_mask_; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
+    } else {
+      for (const unsigned b : wave_banks_) f(b);
     }
   };
-  std::size_t max_run = one_wave ? 1 : 0;
-  if (!one_wave) {
+  if (max_run != 1) {
     runs_.clear();
     for (std::size_t i = 0; i < scratch_.size(); ++i)
       if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
@@ -190,19 +205,19 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
   }
-  const std::size_t words = one_wave ? wave_words_ : scratch_.size();
+  const std::size_t words = max_run == 1 ? wave_words_ : scratch_.size();
   // One wavefront: the end of the latest booking of its banks (from then on all are free).
   std::uint64_t banks_free_at = 0;
-  if (one_wave)
+  if (max_run == 1)
     each_wave_bank([&](unsigned b) { banks_free_at = std::max(banks_free_at, bank_end_[bank_base + b]); });
-  if (!one_wave) book_waves();  // (the calendars are asked below)
+  if (max_run != 1) book_waves();  // (the calendars are asked below)
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
   // request included, as they are not booked yet).
   auto schedule = [&](std::uint64_t t0) {
     passes_.assign(max_run, 0);
-    if (one_wave) {  // one word per bank (the usual case): one wavefront, every run one word
+    if (max_run == 1) {  // one word per bank (the usual case): one wavefront, every run one word
       std::uint64_t when = t0;
       if (when < banks_free_at) book_waves();  // (the calendars are asked)
       for (std::uint64_t before = UINT64_MAX; when < banks_free_at && before != when;) {
@@ -240,12 +255,12 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   if (ps.calendar.previous(t0, prev_first)) ready = std::max(arrival, prev_first + 1);
   if (t0 > ready) port_stall_ += t0 - ready;
 
-  if (one_wave) {  // every word in the one wavefront
+  if (max_run == 1) {  // every word in the one wavefront
     const std::uint64_t when = passes_[0];
     if (when > t0) conflicts_ += wave_words_;
     // After everything its banks have booked and over at most 64 banks (the usual case):
     // one booking for all of them, put in their calendars only when one is asked.
-    if (when >= banks_free_at) {
+    if (when >= banks_free_at && p_.banks <= 64) {
       waves_.push_back({when, when + busy, wave_mask_, bank_base});
       each_wave_bank([&](unsigned b) {
         bank_end_[bank_base + b] = when + busy;
@@ -261,7 +276,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     }
     if (tracing_) each_wave_bank([&](unsigned b) { record(bank_trace_[b], when, when + busy); });
   }
-  for (std::size_t pass = 0; pass < max_run && !one_wave; ++pass) {
+  for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
     const std::uint64_t when = passes_[pass];
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] + pass >= runs_[r + 1]) continue;
@@ -278,7 +293,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   // it at once: its requests are served in order).
   // (One wavefront: every word at its cycle.)
   word_when_.clear();
-  one_wavefront_ = one_wave;
+  one_wavefront_ = max_run == 1;
   if (ports_.size() > 1 && !one_wavefront_) {
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
       for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);

@@ -105,13 +105,16 @@ class banked_memory : public module, public golden_memory {
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
   bool one_range_banks(tlm::tlm_generic_payload& gp);
-  // The banks of a one-wavefront request as a mask, and its words (one per bank). (A memory
-  // of more than 64 banks takes the general path of reserve for every request.)
+  // The banks of a one-wavefront request: as a mask with at most 64 banks, else listed; and
+  // its words (one per bank).
   std::uint64_t wave_mask_ = 0, all_banks_ = 0;  // (all_banks_: the mask of every bank)
+  std::vector<unsigned> wave_banks_;
   std::size_t wave_words_ = 0;
   // (address, bytes) of the request reserve saw last when its words are one range (its active
   // lanes at consecutive addresses), else bytes 0: move_data moves it as one block.
   std::pair<std::uint64_t, std::uint64_t> range_;
+  std::vector<std::uint64_t> bank_seen_;  // scratch of one_range_banks: a bank's mark
+  std::uint64_t bank_stamp_ = 0;
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
   // it but landing at or before their cycles still changes (see watch_).
   void move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later = false);
