@@ -75,25 +75,32 @@ const char* strided_copy = R"(
 
 TEST_CASE("scheduler policies pick warps in their order") {
   std::vector<flynn::warp_view> v(4);
-  for (int i = 0; i < 4; ++i) v[static_cast<std::size_t>(i)] = {true, true, static_cast<std::uint64_t>(10 - i)};
+  for (int i = 0; i < 4; ++i) v[static_cast<std::size_t>(i)] = {true, 0, static_cast<std::uint64_t>(10 - i)};
+  const std::uint64_t now = 5;
   flynn::lrr_scheduler lrr;
-  CHECK(lrr.pick(v) == 0);
-  CHECK(lrr.pick(v) == 1);
-  v[2].ready = false;
-  CHECK(lrr.pick(v) == 3);
+  CHECK(lrr.pick(v, now) == 0);
+  CHECK(lrr.pick(v, now) == 1);
+  v[2].ready_at = 6;  // ready one cycle later
+  CHECK(lrr.pick(v, now) == 3);
+  CHECK(lrr.pick(v, now + 1) == 0);
+  CHECK(lrr.pick(v, now + 1) == 1);
+  CHECK(lrr.pick(v, now + 1) == 2);  // ready now
   flynn::gto_scheduler gto;
-  CHECK(gto.pick(v) == 3);  // oldest (age 7)
-  CHECK(gto.pick(v) == 3);  // greedy: the same warp while it stays ready
-  v[3].ready = false;
-  CHECK(gto.pick(v) == 1);  // then the oldest ready one (age 9)
+  CHECK(gto.pick(v, now) == 3);  // oldest (age 7)
+  CHECK(gto.pick(v, now) == 3);  // greedy: the same warp while it stays ready
+  v[3].ready_at = flynn::warp_view::never;
+  CHECK(gto.pick(v, now) == 1);  // then the oldest ready one (age 9)
+  CHECK(gto.pick(v, now + 1) == 1);
+  CHECK(gto.pick(std::vector<flynn::warp_view>(4), now) == -1);  // none ready
   flynn::two_level_scheduler two(2);
-  for (auto& x : v) x.ready = true;
-  CHECK(two.pick(v) == 0);  // active set {0, 1}
-  CHECK(two.pick(v) == 1);
-  CHECK(two.pick(v) == 0);
+  for (auto& x : v) x.ready_at = now;
+  CHECK(two.pick(v, now) == 0);  // active set {0, 1}
+  CHECK(two.pick(v, now) == 1);
+  CHECK(two.pick(v, now) == 0);
   two.long_latency(0);      // 0 leaves the set; 2 joins
-  CHECK(two.pick(v) == 1);
-  CHECK(two.pick(v) == 2);
+  CHECK(two.pick(v, now) == 1);
+  CHECK(two.pick(v, now) == 2);
+  CHECK(two.pick(v, now - 1) == -1);  // none ready yet
 }
 
 TEST_CASE("warp_policies: each entry builds its policy's class") {

@@ -102,7 +102,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
       // The slot takes the new warp: its state starts afresh (the slot keeps its place in the
-      // issue loop's lists, `dirty` and `stamp`, and its storage).
+      // issue loop's list, `dirty`, and its storage).
       w.live = true;
       w.block = b;
       w.index = k;

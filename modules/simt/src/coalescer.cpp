@@ -7,6 +7,34 @@ namespace flynn::simt {
 void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
               const fixed_divisor& segment_bytes, lane_groups& out) {
   out.segments.clear();
+  out.stride = 0;
+  // Consecutive lanes at ascending addresses a constant stride apart (a unit-stride access
+  // with its lanes all active, for one): the groups are runs of lanes, each ending where the
+  // next segment starts.
+  const std::size_t n = lanes.size();
+  if (n >= 2 && lanes[n - 1] - lanes[0] == n - 1) {  // (lanes ascend: they are consecutive)
+    const std::uint64_t* a = addr.data() + lanes[0];
+    const std::uint64_t d = a[1] - a[0];
+    std::uint64_t off = 0;  // (each step compared with the first: a loop that vectorises)
+    for (std::size_t k = 1; k < n; ++k) off |= (a[k] - a[k - 1]) ^ d;
+    std::uint64_t span = 0, last = 0;  // ascending without wrapping around
+    const bool ascending = d != 0 && !__builtin_mul_overflow(std::uint64_t(n - 1), d, &span) &&
+                           !__builtin_add_overflow(a[0], span, &last);
+    if (off == 0 && ascending) {
+      out.stride = d;
+      out.lanes = lanes;
+      out.begin.clear();
+      const std::uint64_t bytes = segment_bytes.divisor();
+      for (std::size_t i = 0; i < n;) {
+        const std::uint64_t s = segment_bytes.quotient(a[i]);
+        out.segments.push_back(s);
+        out.begin.push_back(i);
+        i += ((s + 1) * bytes - a[i] + d - 1) / d;  // the lanes below the next segment
+      }
+      out.begin.push_back(n);
+      return;
+    }
+  }
   // The usual case, every lane in one segment: one group, the lanes as given.
   // (Segments are ranges: the lanes share one when the lowest and highest address do.)
   if (!lanes.empty()) {

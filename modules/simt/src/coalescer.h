@@ -17,6 +17,9 @@ struct lane_groups {
   std::size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
   const unsigned* group(std::size_t g) const { return lanes.data() + begin[g]; }
   std::size_t group_size(std::size_t g) const { return begin[g + 1] - begin[g]; }
+  // When the lanes are consecutive and their addresses ascend by one stride: that stride
+  // (each group is then consecutive lanes at consecutive strides), else 0.
+  std::uint64_t stride = 0;
   // Scratch of coalesce: each segment touched, each given lane's group, where each group
   // fills next.
   std::vector<std::uint64_t> segments;

@@ -63,11 +63,10 @@ struct warp {
   std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
   // The scoreboard's answer (simt_core::ready_time) as last computed. Every change to the
-  // warp's state goes through simt_core::touch, which moves `stamp` on (a wake-up queued
-  // before no longer holds) and lists the slot as `dirty` for the issue loop to ask again.
+  // warp's state goes through simt_core::touch, which lists the slot as `dirty` for the
+  // issue loop to ask again.
   std::uint64_t ready_cycle = 0;
   bool dirty = false;
-  std::uint64_t stamp = 0;
 
   // The threads of the top stack entry that have not exited.
   std::uint32_t active() const { return stack.back().mask & ~exited; }

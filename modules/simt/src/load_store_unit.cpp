@@ -81,6 +81,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   } else {
     groups.lanes = lanes;
     groups.begin.assign({0, lanes.size()});
+    groups.stride = 0;
     ++shared_requests_;
   }
   const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
@@ -124,8 +125,13 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     // Lanes in order at consecutive addresses (the usual coalesced access) make one plain
     // burst of n * width bytes: the same words as the lanes would name. Any other group
     // names each lane's address in a lanes extension.
-    rq.plain = ls[n - 1] - ls[0] == n - 1;
-    for (std::size_t k = 1; k < n && rq.plain; ++k) rq.plain = addr[ls[0] + k] == addr[ls[0]] + k * in.width;
+    rq.plain = groups.stride == in.width;
+    if (!rq.plain && ls[n - 1] - ls[0] == n - 1) {
+      const std::uint64_t* a = &addr[ls[0]];
+      std::uint64_t off = 0;
+      for (std::size_t k = 1; k < n; ++k) off |= (a[k] - a[k - 1]) ^ in.width;  // (addresses below 2^32)
+      rq.plain = off == 0;
+    }
     if (rq.plain) {
       const unsigned l0 = ls[0];
       if (store && words == 1) std::memcpy(buf, &w.reg(l0, in.rb), n * 4);

@@ -6,27 +6,27 @@
 
 namespace flynn {
 
-int lrr_scheduler::pick(const std::vector<warp_view>& slots) {
+int lrr_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) {
   const int n = static_cast<int>(slots.size());
   int s = (last_ + 1 + n) % n;  // the slot after the last (one division, not one per slot)
   for (int k = 1; k <= n; ++k) {
-    if (slots[static_cast<std::size_t>(s)].ready) return last_ = s;
+    if (slots[static_cast<std::size_t>(s)].ready(now)) return last_ = s;
     if (++s == n) s = 0;
   }
   return -1;
 }
 
-int gto_scheduler::pick(const std::vector<warp_view>& slots) {
-  if (last_ >= 0 && slots[static_cast<std::size_t>(last_)].ready) return last_;
+int gto_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) {
+  if (last_ >= 0 && slots[static_cast<std::size_t>(last_)].ready(now)) return last_;
   int best = -1;
   for (std::size_t s = 0; s < slots.size(); ++s)
-    if (slots[s].ready && (best < 0 || slots[s].age < slots[static_cast<std::size_t>(best)].age))
+    if (slots[s].ready(now) && (best < 0 || slots[s].age < slots[static_cast<std::size_t>(best)].age))
       best = static_cast<int>(s);
   if (best >= 0) last_ = best;
   return best;
 }
 
-void two_level_scheduler::refill(const std::vector<warp_view>& slots) {
+void two_level_scheduler::refill(const std::vector<warp_view>& slots, std::uint64_t now) {
   // Live warps not yet known join the pending queue in slot order.
   for (std::size_t s = 0; s < slots.size(); ++s) {
     const int i = static_cast<int>(s);
@@ -39,7 +39,7 @@ void two_level_scheduler::refill(const std::vector<warp_view>& slots) {
   pending_.erase(std::remove_if(pending_.begin(), pending_.end(), dead), pending_.end());
   // Ready pending warps fill the active set, oldest in the queue first.
   for (auto it = pending_.begin(); it != pending_.end() && set_.size() < active_;) {
-    if (slots[static_cast<std::size_t>(*it)].ready) {
+    if (slots[static_cast<std::size_t>(*it)].ready(now)) {
       set_.push_back(*it);
       it = pending_.erase(it);
     } else {
@@ -48,8 +48,8 @@ void two_level_scheduler::refill(const std::vector<warp_view>& slots) {
   }
 }
 
-int two_level_scheduler::pick(const std::vector<warp_view>& slots) {
-  refill(slots);
+int two_level_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) {
+  refill(slots, now);
   if (set_.empty()) return -1;
   // Round-robin within the active set, starting after the last issued warp.
   std::size_t start = 0;
@@ -57,7 +57,7 @@ int two_level_scheduler::pick(const std::vector<warp_view>& slots) {
     if (set_[k] == last_) start = k + 1;
   for (std::size_t k = 0, i = start % set_.size(); k < set_.size(); ++k) {
     const int s = set_[i];
-    if (slots[static_cast<std::size_t>(s)].ready) return last_ = s;
+    if (slots[static_cast<std::size_t>(s)].ready(now)) return last_ = s;
     if (++i == set_.size()) i = 0;
   }
   return -1;

@@ -582,7 +582,6 @@ bool simt_core::waits_on_units(const warp& w) const {
 
 // Every change to a warp's state that its readiness depends on comes through here.
 void simt_core::touch(warp& w) {
-  ++w.stamp;  // its wake-up, if any, no longer holds
   if (!w.dirty) {
     w.dirty = true;
     dirty_.push_back(w.slot);
@@ -591,8 +590,9 @@ void simt_core::touch(warp& w) {
 
 // The scheduler's view of every slot at cycle t, kept up to date from the changes: a warp
 // touched since it was last looked at (or waiting on the asynchronous units) is asked
-// again; one whose ready cycle is ahead wakes when t reaches it. A view is ready when its
-// warp is live, not at a barrier and its scoreboard allows an issue at t.
+// again, and its view holds the first cycle it may issue at until it changes. A view is
+// ready at t when its warp is live, not at a barrier and its scoreboard allows an issue at
+// t.
 void simt_core::refresh_views(std::uint64_t t) {
   refresh_.swap(dirty_);
   dirty_.clear();
@@ -602,23 +602,15 @@ void simt_core::refresh_views(std::uint64_t t) {
     w.dirty = false;
     v.present = w.live;
     v.age = w.age;
-    v.ready = false;
+    v.ready_at = warp_view::never;
     if (!w.live || w.at_barrier) continue;
     // (With several instructions in flight, ready_time also drops the entries completed by
-    // t: a wake-up computed now is the cycle a later call would give while it is ahead.)
-    const std::uint64_t r = w.ready_cycle = ready_time(w, t);
-    v.ready = r <= t;
+    // t: a ready cycle computed now is the one a later call would give while it is ahead.)
+    v.ready_at = w.ready_cycle = ready_time(w, t);  // (unknown_cycle: never, until touched)
     if (waits_on_units(w)) {  // asked again next time
       w.dirty = true;
       dirty_.push_back(s);
-    } else if (r > t && r != unknown_cycle) {
-      wakes_.push({r, s, w.stamp});
     }
-  }
-  while (!wakes_.empty() && wakes_.top().cycle <= t) {
-    const wake e = wakes_.top();
-    wakes_.pop();
-    if (e.stamp == warps_[static_cast<std::size_t>(e.slot)]->stamp) views_[static_cast<std::size_t>(e.slot)].ready = true;
   }
 }
 
@@ -628,7 +620,7 @@ void simt_core::refresh_views(std::uint64_t t) {
 // (the deadlock is reported in fault_).
 bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
   // The live warps' ready cycles as refresh_views left them at t: the earliest, and the
-  // first slot of those with it (a ready one not picked, a wake-up due, or one waiting on
+  // first slot of those with it (a ready one not picked, one ready later, or one waiting on
   // the asynchronous units, asked at t).
   std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
   const warp* first = nullptr;
@@ -640,10 +632,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
     }
   };
   for (std::size_t s = 0; s < views_.size(); ++s)
-    if (views_[s].ready) consider(*warps_[s]);
-  while (!wakes_.empty() && wakes_.top().stamp != warps_[static_cast<std::size_t>(wakes_.top().slot)]->stamp)
-    wakes_.pop();  // the warp's state changed since
-  if (!wakes_.empty()) consider(*warps_[static_cast<std::size_t>(wakes_.top().slot)]);
+    if (views_[s].ready_at != warp_view::never) consider(*warps_[s]);
   for (const int s : dirty_) consider(*warps_[static_cast<std::size_t>(s)]);
   // A memory access not answered yet completes at the earliest lat_lsu cycles after the
   // current one: when that could come before the next known cycle, learn it first.
@@ -688,7 +677,7 @@ void simt_core::run() {
     if (pending) wait_until(t);
     sync_for_memory(t);
     refresh_views(t);
-    const int s = sched_->pick(views_);
+    const int s = sched_->pick(views_, t);
     if (s < 0) {
       if (!idle(t, pending)) break;
       continue;

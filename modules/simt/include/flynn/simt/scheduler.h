@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -15,16 +16,19 @@ enum class warp_policy { lrr, gto, two_level };
 
 // What the scheduler sees of a warp slot.
 struct warp_view {
+  static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
   bool present = false;          // slot holds a live warp
-  bool ready = false;            // may issue now
+  std::uint64_t ready_at = never;  // first cycle it may issue at (never: not known yet)
   std::uint64_t age = 0;         // launch order (smaller = older)
+  // Whether it may issue at cycle `now`.
+  bool ready(std::uint64_t now) const { return ready_at <= now; }
 };
 
 class warp_scheduler {
  public:
   virtual ~warp_scheduler() = default;
-  // Picks a slot among ready warps (or -1). `slots` is indexed by warp slot.
-  virtual int pick(const std::vector<warp_view>& slots) = 0;
+  // Picks a slot among the warps ready at cycle `now` (or -1). `slots` is indexed by warp slot.
+  virtual int pick(const std::vector<warp_view>& slots, std::uint64_t now) = 0;
   // The issued warp's instruction is a long-latency one (global memory).
   virtual void long_latency(int slot) { (void)slot; }
   // Whether a not-ready warp may wait outside the scheduler's active set (two-level).
@@ -34,7 +38,7 @@ class warp_scheduler {
 // Loose round-robin: the first ready warp after the one issued last.
 class lrr_scheduler final : public warp_scheduler {
  public:
-  int pick(const std::vector<warp_view>& slots) override;
+  int pick(const std::vector<warp_view>& slots, std::uint64_t now) override;
 
  private:
   int last_ = -1;
@@ -43,7 +47,7 @@ class lrr_scheduler final : public warp_scheduler {
 // Greedy-then-oldest: the warp issued last while it stays ready, else the oldest ready.
 class gto_scheduler final : public warp_scheduler {
  public:
-  int pick(const std::vector<warp_view>& slots) override;
+  int pick(const std::vector<warp_view>& slots, std::uint64_t now) override;
 
  private:
   int last_ = -1;
@@ -54,7 +58,7 @@ class gto_scheduler final : public warp_scheduler {
 class two_level_scheduler final : public warp_scheduler {
  public:
   explicit two_level_scheduler(unsigned active) : active_(active ? active : 1) {}
-  int pick(const std::vector<warp_view>& slots) override;
+  int pick(const std::vector<warp_view>& slots, std::uint64_t now) override;
   void long_latency(int slot) override;
   void retire(int slot) override;
 
@@ -62,7 +66,7 @@ class two_level_scheduler final : public warp_scheduler {
   unsigned active_;
   std::deque<int> set_, pending_;
   int last_ = -1;
-  void refill(const std::vector<warp_view>& slots);
+  void refill(const std::vector<warp_view>& slots, std::uint64_t now);
 };
 
 // The warp_policy values with their names (simt_core's `scheduler` parameter), descriptions

@@ -118,19 +118,9 @@ class simt_core : public module, public no_dmi_initiator {
   bool waits_on_units(const warp& w) const;
   void touch(warp& w);
   void refresh_views(std::uint64_t t);
-  // The scheduler's view of the slots (see refresh_views), the slots to look at again, and
-  // the warps' wake-ups (cycle, slot, the warp's stamp then) earliest first.
+  // The scheduler's view of the slots (see refresh_views) and the slots to look at again.
   std::vector<warp_view> views_;
   std::vector<int> dirty_, refresh_;
-  struct wake {
-    std::uint64_t cycle;
-    int slot;
-    std::uint64_t stamp;
-    bool operator>(const wake& o) const {
-      return cycle != o.cycle ? cycle > o.cycle : slot != o.slot ? slot > o.slot : stamp > o.stamp;
-    }
-  };
-  std::priority_queue<wake, std::vector<wake>, std::greater<wake>> wakes_;
   bool idle(std::uint64_t& t, bool async_in_progress);
   void launch_blocks(std::uint64_t t);
   std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
