@@ -1,6 +1,7 @@
 // The SIMT core's blocks: how many fit at once (occupancy), loading a kernel and its
 // launch, and launching blocks into free slots as earlier ones retire.
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "core_state.h"
@@ -45,6 +46,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   registers_used_ = block_registers();
   resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});
+  first_free_block_ = 0;
   for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
   for (const auto& in : kernel_.code) {
     const std::string at = "line " + std::to_string(in.line) + " (" + in.text + ")";
@@ -67,12 +69,14 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
                         pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu,
                         in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait});
   }
+  async_kernel_ = std::any_of(kernel_.code.begin(), kernel_.code.end(), [](const simt::instr& in) { return simt::is_async(in.code); });
   loaded_ = true;
 }
 
 void simt_core::launch_blocks(std::uint64_t t) {
   const unsigned warps = (launch_.block + p_.warp_size - 1) / p_.warp_size;
-  for (unsigned b = 0; b < blocks_.size() && next_block_ < launch_.grid; ++b) {
+  unsigned b = first_free_block_;  // (every block slot below it is busy)
+  for (; b < blocks_.size() && next_block_ < launch_.grid; ++b) {
     block_slot& bs = blocks_[b];
     if (bs.busy) continue;
     // Free warp slots for the block's warps.
@@ -80,7 +84,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     free_slots.clear();
     for (auto& w : warps_)
       if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
-    if (free_slots.size() < warps) return;
+    if (free_slots.size() < warps) break;
     // (Reset in place: the slot keeps its lists' storage and its shared-memory region.)
     bs.busy = true;
     bs.id = next_block_++;
@@ -121,7 +125,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.ready_cycle = 0;
       // A warp starts with zeroed registers, predicates and scoreboard: the registers the
       // kernel uses (it touches no other).
-      w.r.assign(std::size_t(registers_used_) * warp::lane_slots, 0u);
+      w.r.resize(std::size_t(registers_used_) * warp::lane_slots);
+      std::memset(w.r.data(), 0, w.r.size() * sizeof(w.r[0]));
       w.p.fill(0);
       std::fill_n(w.reg_ready.begin(), registers_used_, 0u);
       w.pred_ready.fill(0);
@@ -135,12 +140,14 @@ void simt_core::launch_blocks(std::uint64_t t) {
       if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 1);
     }
   }
+  first_free_block_ = b;
 }
 
 void simt_core::retire_block(unsigned slot, std::uint64_t t) {
   block_slot& bs = blocks_[slot];
   bs.busy = false;
   bs.draining = false;
+  first_free_block_ = std::min(first_free_block_, slot);
   ++blocks_done_;
   launch_blocks(t);
 }

@@ -294,8 +294,6 @@ simt::memory_request* simt_core::request_of(tlm::tlm_generic_payload& gp) const 
 // sent then or later, and answered no earlier than it is sent), nor before the memory's
 // promise when it made one (response_bound_extension).
 std::uint64_t simt_core::memory_horizon() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::uint64_t now_cycle = to_cycles(now);
   std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
   while (!response_bounds_.empty()) {
     const response_bound top = response_bounds_.top();
@@ -313,9 +311,9 @@ std::uint64_t simt_core::memory_horizon() {
     earliest = bound;
     break;
   }
-  if (earliest > now_cycle && earliest != std::numeric_limits<std::uint64_t>::max())
+  if (earliest > now_cycle_ && earliest != std::numeric_limits<std::uint64_t>::max())
     return earliest + p_.lat_lsu;  // nothing can come before then
-  return now_cycle + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now ? 1 : 0);
+  return now_cycle_ + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now_ ? 1 : 0);
 }
 
 // Decisions at cycle t depend on the memory accesses in flight only once t reaches the
@@ -324,13 +322,13 @@ std::uint64_t simt_core::memory_horizon() {
 // responses due then have come.)
 void simt_core::sync_for_memory(std::uint64_t t) {
   while (memory_in_flight_ && t >= memory_horizon()) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = now_;
     if (p_.lat_lsu == 0 && to_time(t) == now) {
-      wait(sc_core::SC_ZERO_TIME);
+      pause(sc_core::SC_ZERO_TIME);
       settled_at_ = now;
       continue;
     }
-    wait(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
+    pause(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
   }
 }
 
@@ -341,16 +339,16 @@ void simt_core::wait_memory(std::uint64_t next) {
   news |= memory_news_;
   if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
   if (tma.size() && tma->in_progress()) news |= tma->progress_event();
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = now_;
   if (next == unknown_cycle) {
-    wait(news);
+    pause(news);
     return;
   }
   const std::uint64_t target = p_.lat_lsu ? next + 1 - p_.lat_lsu : next;
   if (to_time(target) > now) {
-    wait(to_time(target) - now, news);
+    pause(to_time(target) - now, news);
   } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
-    wait(sc_core::SC_ZERO_TIME);
+    pause(sc_core::SC_ZERO_TIME);
     settled_at_ = now;
   }
 }

@@ -71,6 +71,8 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   }
   per_warp_.resize(p_.max_warps);
   views_.resize(p_.max_warps);
+  group_.reserve(p_.max_warps);
+  group_.resize(1);
   active_hist_.resize(p_.warp_size + 1);
   lsu_addr_.resize(simt::warp::lane_slots);
   issue_cycles_ = (p_.warp_size + p_.lanes - 1) / p_.lanes;
@@ -344,19 +346,26 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   }
 }
 
-// Dynamic warp formation: ready warps whose next instruction is at the same PC join the
-// issue when none of their active threads' home lanes is taken (the register file is
-// partitioned by lane, so a thread cannot move to another lane).
+// The warps that issue with w at cycle t: w alone, or with dynamic warp formation the ready
+// warps whose next instruction is at the same PC, when none of their active threads' home
+// lanes is taken (the register file is partitioned by lane, so a thread cannot move to
+// another lane).
 const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
-  std::vector<warp*>& group = group_;
-  group.assign(1, &w);
-  if (p_.divergence != divergence_policy::dwf) return group;
+  if (group_.size() != 1) group_.resize(1);  // (sized at load; merging grows it)
+  group_.front() = &w;
+  if (p_.divergence == divergence_policy::dwf) merge_warps(group_, t);
+  return group_;
+}
+
+// Dynamic warp formation: the ready warps that join group (w alone so far) at cycle t.
+void simt_core::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
+  const warp& w = *group.front();
   const std::uint32_t full = first_lanes(p_.warp_size);
   const std::uint32_t pc = w.stack.back().pc;
   std::uint32_t lanes = w.stack.back().mask & ~w.exited;
-  if (lanes == full) return group;
+  if (lanes == full) return;
   const simt::instr& in = kernel_.code[pc];
-  if (in.code == op::bar || simt::is_memory(in.code)) return group;  // kept per warp
+  if (in.code == op::bar || simt::is_memory(in.code)) return;  // kept per warp
   for (auto& x : warps_) {
     if (x.get() == &w || !x->live || x->at_barrier || x->stack.empty() || x->stack.back().pc != pc) continue;
     if (ready_time(*x, t) > t) continue;  // its operands and in-flight slot too, as for the picked warp
@@ -370,7 +379,6 @@ const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
     ++dwf_merged_;
     if (lanes == full) break;
   }
-  return group;
 }
 
 // Issues the instruction at the top of the group's stacks at cycle t (one warp, or with
@@ -499,7 +507,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
 // ---------------------------------------------------------------------------- main loop
 
 bool simt_core::async_pending() const {
-  return (gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress());
+  return async_kernel_ && ((gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress()));
 }
 
 // Waits until cycle `until` or until a copy or MMA in progress reports, whichever is first.
@@ -507,11 +515,11 @@ void simt_core::wait_async(std::uint64_t until) {
   sc_core::sc_event_or_list news;
   if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
   if (tma.size() && tma->in_progress()) news |= tma->progress_event();
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = now_;
   if (until != std::numeric_limits<std::uint64_t>::max()) {
-    if (to_time(until) > now) wait(to_time(until) - now, news);
+    if (to_time(until) > now) pause(to_time(until) - now, news);
   } else {
-    wait(news);
+    pause(news);
   }
 }
 
@@ -642,7 +650,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
   }
   if (async_in_progress && (!first || next > t)) {  // wait for the next known cycle or for news
     wait_async(first ? next : std::numeric_limits<std::uint64_t>::max());
-    const std::uint64_t now = std::max(t, to_cycles_ceil(sc_core::sc_time_stamp()));
+    const std::uint64_t now = std::max(t, to_cycles_ceil(now_));
     count_idle(first && next <= now ? first : unknown_warp(), now - t);
     t = now;
     return true;
@@ -667,6 +675,8 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
 // quantum of simulated time.
 void simt_core::run() {
   if (!loaded_) return;
+  now_ = sc_core::sc_time_stamp();
+  now_cycle_ = to_cycles(now_);
   launch_blocks(0);
   std::uint64_t t = 0;
   while (fault_.empty() && blocks_done_ < launch_.grid) {
@@ -674,7 +684,7 @@ void simt_core::run() {
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
     // decides at simulated time instead of running ahead on a guess.
     const bool pending = async_pending();
-    if (pending) wait_until(t);
+    if (pending) pause_until(t);
     sync_for_memory(t);
     refresh_views(t);
     const int s = sched_->pick(views_, t);
@@ -688,13 +698,13 @@ void simt_core::run() {
       break;
     }
     t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
-    if (t > to_cycles(sc_core::sc_time_stamp()) + p_.quantum) wait(to_time(t) - sc_core::sc_time_stamp());
+    if (t > now_cycle_ + p_.quantum) pause(to_time(t) - now_);
   }
   end_ = std::max(end_, t);
-  while (memory_in_flight_) wait(memory_news_);
+  while (memory_in_flight_) pause(memory_news_);
   while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
-  wait_until(end_);
+  pause_until(end_);
   if (!fault_.empty()) {
     fault(fault_);
     return;
@@ -730,9 +740,7 @@ void simt_core::attach_trace(trace_sink& sink) {
   warp_state_.resize(warps_.size());
   for (std::size_t s = 0; s < warps_.size(); ++s)
     warp_state_[s].attach(&sink, name(), "warp" + std::to_string(s) + "_state", 2);
-  bool async = false;
-  for (const auto& in : kernel_.code) async = async || simt::is_async(in.code);
-  if (async) mbar_tracer_->attach(sink, name(), 8, clock_period());  // the first 8 mbarriers block slot 0 initialises
+  if (async_kernel_) mbar_tracer_->attach(sink, name(), 8, clock_period());  // the first 8 mbarriers block slot 0 initialises
 }
 
 }  // namespace flynn

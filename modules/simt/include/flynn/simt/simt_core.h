@@ -126,8 +126,10 @@ class simt_core : public module, public no_dmi_initiator {
   std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
   const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
+  void merge_warps(std::vector<warp*>& group, std::uint64_t t);
   std::vector<warp*> group_;  // form_warp's answer
   std::vector<int> free_slots_;  // launch_blocks' scratch
+  unsigned first_free_block_ = 0;  // no block slot below it is free
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);
@@ -139,6 +141,7 @@ class simt_core : public module, public no_dmi_initiator {
   gmma_if* gmma_unit() { return gmma.size() ? gmma.operator->() : nullptr; }
   tma_if* tma_unit() { return tma.size() ? tma.operator->() : nullptr; }
   bool async_pending() const;                 // TMA loads or MMAs whose results are not known yet
+  bool async_kernel_ = false;                 // the kernel has asynchronous instructions (TMA, mbarrier, wgmma)
   void wait_async(std::uint64_t until);       // until that cycle or news from them
   const warp* unknown_warp() const;
   void count_idle(const warp* first, std::uint64_t idle);
@@ -153,6 +156,19 @@ class simt_core : public module, public no_dmi_initiator {
   void complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
   void retire_block(unsigned slot, std::uint64_t t);
   std::uint64_t memory_horizon();
+  // The core's thread waits only through pause, which notes the simulated time it resumes
+  // at: the issue loop reads it (now_, now_cycle_) instead of asking the kernel each time.
+  template <class... A>
+  void pause(const A&... a) {
+    wait(a...);
+    now_ = sc_core::sc_time_stamp();
+    now_cycle_ = to_cycles(now_);
+  }
+  void pause_until(std::uint64_t t) {
+    if (to_time(t) > now_) pause(to_time(t) - now_);
+  }
+  sc_core::sc_time now_;
+  std::uint64_t now_cycle_ = 0;
   // The accesses in flight by the earliest cycle each can be answered at, as known when
   // the entry was made (a later promise raises it; an answered request leaves a stale entry):
   // {cycle, use of the record, record}, earliest first.
