@@ -278,7 +278,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   }
   if (port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
   if (mo.groups_left == 0) free_ops_.push_back(&mo);
-  memory_news_.notify(sc_core::SC_ZERO_TIME);
+  memory_news_.notify();
 }
 
 // The request record of a payload the unit has in flight (nullptr for any other payload).

@@ -506,8 +506,8 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
 
 // ---------------------------------------------------------------------------- main loop
 
-bool simt_core::async_pending() const {
-  return async_kernel_ && ((gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress()));
+bool simt_core::units_busy() const {
+  return (gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress());
 }
 
 // Waits until cycle `until` or until a copy or MMA in progress reports, whichever is first.
@@ -553,17 +553,16 @@ void simt_core::count_idle(const warp* first, std::uint64_t idle) {
 std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
   std::uint64_t r = w.ready_at;
   if (w.stack.empty()) return r;
-  const auto& in = kernel_.code[w.stack.back().pc];
+  const decoded& d = decoded_[w.stack.back().pc];
   if (p_.inflight > 1) {
     // Instructions complete out of order (an add behind a load): drop every completed one.
-    w.inflight.erase(std::remove_if(w.inflight.begin(), w.inflight.end(), [t](std::uint64_t d) { return d <= t; }),
+    w.inflight.erase(std::remove_if(w.inflight.begin(), w.inflight.end(), [t](std::uint64_t c) { return c <= t; }),
                      w.inflight.end());
     if (w.inflight.size() >= p_.inflight) r = std::max(r, *std::min_element(w.inflight.begin(), w.inflight.end()));
     // Exactly the registers the instruction reads (RAW) and writes (WAW: a result still
     // in flight must not land after this one). Operands are read at issue, so a later
     // write never overtakes an earlier read (no WAR); the wgmma accumulators, read when
     // the MMA runs, are left alone until wgmma.wait_group by the ISA.
-    const decoded& d = decoded_[w.stack.back().pc];
     const simt::reg_set& read = d.reads;
     const simt::reg_set& written = d.writes;
     read.for_each([&](unsigned x) { r = std::max(r, w.reg_ready[x]); });
@@ -571,6 +570,8 @@ std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
     for (unsigned m = read.preds | written.preds; m; m &= m - 1)
       r = std::max(r, w.pred_ready[static_cast<unsigned>(__builtin_ctz(m))]);
   }
+  if (!d.unit_wait) return r;
+  const auto& in = kernel_.code[w.stack.back().pc];
   if (in.code == op::mbar_wait || in.code == op::wgmma_wait)
     r = std::max(r, simt::async_ready(w, blocks_[w.block], in, w.guarded(w.active(), in, p_.warp_size),
                                       gmma_unit()));

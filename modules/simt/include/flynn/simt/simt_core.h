@@ -140,8 +140,11 @@ class simt_core : public module, public no_dmi_initiator {
   // The bound asynchronous units, nullptr where none is bound.
   gmma_if* gmma_unit() { return gmma.size() ? gmma.operator->() : nullptr; }
   tma_if* tma_unit() { return tma.size() ? tma.operator->() : nullptr; }
-  bool async_pending() const;                 // TMA loads or MMAs whose results are not known yet
-  bool async_kernel_ = false;                 // the kernel has asynchronous instructions (TMA, mbarrier, wgmma)
+  // TMA loads or MMAs whose results are not known yet (only a kernel with asynchronous
+  // instructions, TMA, mbarrier or wgmma, starts any).
+  bool async_pending() const { return async_kernel_ && units_busy(); }
+  bool units_busy() const;
+  bool async_kernel_ = false;
   void wait_async(std::uint64_t until);       // until that cycle or news from them
   const warp* unknown_warp() const;
   void count_idle(const warp* first, std::uint64_t idle);
