@@ -169,8 +169,8 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
                                              std::uint64_t arrival, unsigned latency) {
   const bool direct = one_range_banks(gp);
   if (!direct) collect_words(gp);
-  const std::size_t bank_base =
-      p_.multiported_banks ? std::size_t(ps.adapter.index) * p_.banks : 0;
+  const std::size_t group = p_.multiported_banks ? ps.adapter.index : 0;
+  const std::size_t bank_base = group * p_.banks;
   const std::uint64_t busy = p_.busy_cycles();
   forget_past();
 
@@ -188,8 +188,9 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     wave_words_ = wave_banks_.size();
   }
   // The one wavefront's banks, f(bank) each (by mask with at most 64 banks).
-  const auto each_wave_bank = [this](auto f) {
-    if (p_.banks <= 64 && wave_mask_ == all_banks_) {  // every bank (a whole-width request): one loop
+  const bool every_bank = p_.banks <= 64 && wave_mask_ == all_banks_;  // (a whole-width request)
+  const auto each_wave_bank = [this, every_bank](auto f) {
+    if (every_bank) {  // one loop
       for (unsigned b = 0; b < p_.banks; ++b) f(b);
     } else if (p_.banks <= 64) {
       for (std::uint64_t m = wave_mask_; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
@@ -208,8 +209,12 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   const std::size_t words = max_run == 1 ? wave_words_ : scratch_.size();
   // One wavefront: the end of the latest booking of its banks (from then on all are free).
   std::uint64_t banks_free_at = 0;
-  if (max_run == 1)
+  if (max_run == 1 && every_bank) {
+    banks_free_at = group_end_[group];
+  } else if (max_run == 1) {
+    banks_free_at = full_end_[group];
     each_wave_bank([&](unsigned b) { banks_free_at = std::max(banks_free_at, bank_end_[bank_base + b]); });
+  }
   if (max_run != 1) book_waves();  // (the calendars are asked below)
 
   // The wavefront schedule if the port is taken at t0: each pass at the first cycle after
@@ -262,10 +267,11 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     // one booking for all of them, put in their calendars only when one is asked.
     if (when >= banks_free_at && p_.banks <= 64) {
       waves_.push_back({when, when + busy, wave_mask_, bank_base});
-      each_wave_bank([&](unsigned b) {
-        bank_end_[bank_base + b] = when + busy;
-        ++bank_accesses_[b];
-      });
+      if (every_bank)
+        full_end_[group] = when + busy;  // (the group's latest end: no bank's is later)
+      else
+        each_wave_bank([&](unsigned b) { bank_end_[bank_base + b] = when + busy; });
+      each_wave_bank([&](unsigned b) { ++bank_accesses_[b]; });
     } else {
       book_waves();
       each_wave_bank([&](unsigned b) {
@@ -274,6 +280,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
         ++bank_accesses_[b];
       });
     }
+    group_end_[group] = std::max(group_end_[group], when + busy);
     if (tracing_) each_wave_bank([&](unsigned b) { record(bank_trace_[b], when, when + busy); });
   }
   for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
@@ -285,6 +292,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       if (pass > 0 || when > t0) ++conflicts_;
       cal.book(when, when + busy);
       bank_end_[bank_base + bank] = std::max(bank_end_[bank_base + bank], when + busy);
+      group_end_[group] = std::max(group_end_[group], when + busy);
       ++bank_accesses_[bank];
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }

@@ -113,6 +113,8 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   }
   banks_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), occupancy_calendar{});
   bank_end_.assign(banks_.size(), 0);
+  full_end_.assign(banks_.size() / p_.banks, 0);
+  group_end_.assign(banks_.size() / p_.banks, 0);
   bank_accesses_.resize(p_.banks);
   bank_seen_.assign(p_.banks, 0);
   all_banks_ = p_.banks >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << p_.banks) - 1;

@@ -158,7 +158,11 @@ class banked_memory : public module, public golden_memory {
   mutable std::vector<unsigned char> data_;  // mutable: queued writes land on a const view
   std::vector<std::unique_ptr<port_state>> ports_;
   std::vector<occupancy_calendar> banks_;  // per bank, or per (port, bank) when multiported
-  std::vector<std::uint64_t> bank_end_;   // the same: the end of its latest booking
+  // The end of each bank's latest booking: the larger of bank_end_ (the same indices as
+  // banks_) and full_end_ of its bank group (the banks_ of one port when multiported, else
+  // all): the end of the latest wavefront over every bank of the group, kept once for all of
+  // them. group_end_: the latest end over the group's banks.
+  std::vector<std::uint64_t> bank_end_, full_end_, group_end_;
   // One-wavefront bookings made after everything their banks had booked, one for all of
   // their banks: they go into the bank calendars (book_waves) before a calendar is asked.
   struct wave {
