@@ -361,8 +361,8 @@ void banked_memory::end_req_process(unsigned port) {
 void banked_memory::begin_resp_process(unsigned port) {
   port_state& ps = *ports_[port];
   const auto now = sc_core::sc_time_stamp();
-  while (!ps.awaiting_end_resp && !ps.begin_resp.empty() &&
-         to_time(ps.begin_resp.front().first) <= now) {
+  const std::uint64_t now_cycle = to_cycles(now);  // (cycle c has come when c <= now_cycle)
+  while (!ps.awaiting_end_resp && !ps.begin_resp.empty() && ps.begin_resp.front().first <= now_cycle) {
     tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
     ps.begin_resp.pop_front();
     if (!watched_.empty()) unwatch(gp);  // its data are final: the initiator owns them now

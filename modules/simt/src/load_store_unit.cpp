@@ -167,6 +167,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     requests_out_[port].push(gp, to_time(rq.due));  // the cycle it reaches the memory
     rq.use = ++request_uses_;
     response_bounds_.push({rq.due, rq.use, &rq});
+    horizon_known_ = false;
   }
   if (lsu_transactions_.enabled()) lsu_transactions_.set(to_time(t), groups.size());
   return unknown_cycle;
@@ -175,6 +176,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
 // Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
 // request's END_REQ has come), each for its arrival cycle or at once when that has passed.
 void simt_core::send_requests(unsigned port) {
+  horizon_known_ = false;
   requests_out_[port].send(
       port == 1 ? shared : global, end_resp_owed_,
       [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) { complete_memory(gp, at); },
@@ -207,6 +209,7 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
 // One request's response: the data it carried are final. When the instruction's last
 // request is in, the loaded values land in the registers and the scoreboard learns when.
 void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
+  horizon_known_ = false;
   simt::memory_request& rq = *request_of(*gp);
   simt::memory_op& mo = *rq.op;
   rq.op = nullptr;
@@ -293,7 +296,11 @@ simt::memory_request* simt_core::request_of(tlm::tlm_generic_payload& gp) const 
 // A response to an access in flight comes no earlier than the request's due cycle (it is
 // sent then or later, and answered no earlier than it is sent), nor before the memory's
 // promise when it made one (response_bound_extension).
+// The answer holds until the thread next resumes, a request is sent or answered, or the
+// memory is called (it may promise then): each of these forgets it (horizon_known_).
 std::uint64_t simt_core::memory_horizon() {
+  if (horizon_known_) return horizon_;
+  horizon_known_ = true;
   std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
   while (!response_bounds_.empty()) {
     const response_bound top = response_bounds_.top();
@@ -312,8 +319,8 @@ std::uint64_t simt_core::memory_horizon() {
     break;
   }
   if (earliest > now_cycle_ && earliest != std::numeric_limits<std::uint64_t>::max())
-    return earliest + p_.lat_lsu;  // nothing can come before then
-  return now_cycle_ + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now_ ? 1 : 0);
+    return horizon_ = earliest + p_.lat_lsu;  // nothing can come before then
+  return horizon_ = now_cycle_ + p_.lat_lsu + (p_.lat_lsu == 0 && settled_at_ == now_ ? 1 : 0);
 }
 
 // Decisions at cycle t depend on the memory accesses in flight only once t reaches the
@@ -326,6 +333,7 @@ void simt_core::sync_for_memory(std::uint64_t t) {
     if (p_.lat_lsu == 0 && to_time(t) == now) {
       pause(sc_core::SC_ZERO_TIME);
       settled_at_ = now;
+      horizon_known_ = false;
       continue;
     }
     pause(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
@@ -350,6 +358,7 @@ void simt_core::wait_memory(std::uint64_t next) {
   } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
     pause(sc_core::SC_ZERO_TIME);
     settled_at_ = now;
+    horizon_known_ = false;
   }
 }
 

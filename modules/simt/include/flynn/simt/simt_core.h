@@ -159,6 +159,8 @@ class simt_core : public module, public no_dmi_initiator {
   void complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
   void retire_block(unsigned slot, std::uint64_t t);
   std::uint64_t memory_horizon();
+  std::uint64_t horizon_ = 0;  // memory_horizon's answer, while horizon_known_
+  bool horizon_known_ = false;
   // The core's thread waits only through pause, which notes the simulated time it resumes
   // at: the issue loop reads it (now_, now_cycle_) instead of asking the kernel each time.
   template <class... A>
@@ -166,6 +168,7 @@ class simt_core : public module, public no_dmi_initiator {
     wait(a...);
     now_ = sc_core::sc_time_stamp();
     now_cycle_ = to_cycles(now_);
+    horizon_known_ = false;
   }
   void pause_until(std::uint64_t t) {
     if (to_time(t) > now_) pause(to_time(t) - now_);
