@@ -4,6 +4,24 @@
 
 namespace flynn::simt {
 
+void strided_groups(unsigned first, std::size_t n, std::uint64_t a0, std::uint64_t d,
+                    const fixed_divisor& segment_bytes, lane_groups& out) {
+  out.segments.clear();
+  out.begin.clear();
+  out.stride = d;
+  out.lanes.resize(n);
+  for (std::size_t k = 0; k < n; ++k) out.lanes[k] = first + static_cast<unsigned>(k);
+  const std::uint64_t bytes = segment_bytes.divisor();
+  for (std::size_t i = 0; i < n;) {
+    const std::uint64_t a = a0 + i * d;
+    const std::uint64_t s = segment_bytes.quotient(a);
+    out.segments.push_back(s);
+    out.begin.push_back(i);
+    i += ((s + 1) * bytes - a + d - 1) / d;  // the lanes below the next segment
+  }
+  out.begin.push_back(n);
+}
+
 void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
               const fixed_divisor& segment_bytes, lane_groups& out) {
   out.segments.clear();
@@ -21,17 +39,7 @@ void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_
     const bool ascending = d != 0 && !__builtin_mul_overflow(std::uint64_t(n - 1), d, &span) &&
                            !__builtin_add_overflow(a[0], span, &last);
     if (off == 0 && ascending) {
-      out.stride = d;
-      out.lanes = lanes;
-      out.begin.clear();
-      const std::uint64_t bytes = segment_bytes.divisor();
-      for (std::size_t i = 0; i < n;) {
-        const std::uint64_t s = segment_bytes.quotient(a[i]);
-        out.segments.push_back(s);
-        out.begin.push_back(i);
-        i += ((s + 1) * bytes - a[i] + d - 1) / d;  // the lanes below the next segment
-      }
-      out.begin.push_back(n);
+      strided_groups(lanes[0], n, a[0], d, segment_bytes, out);
       return;
     }
   }

@@ -74,7 +74,15 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   // Group lanes into requests: by segment for global, all together for shared.
   simt::lane_groups& groups = *lsu_groups_;
   if (in.sp == simt::space::global) {
-    simt::coalesce(lanes, addr, segment_, groups);
+    // Every lane at ascending addresses one stride apart (the usual access): its runs of
+    // lanes found from the 32-bit addresses, else the coalescer looks at each lane.
+    std::uint32_t off = 0;
+    const std::uint32_t d = a32[1] - a32[0];
+    for (unsigned l = 1; l < warp::lane_slots; ++l) off |= (a32[l] - a32[l - 1]) ^ d;
+    if (active == 0xffffffffu && off == 0 && d != 0 && a32[0] + std::uint64_t(d) * 31 <= UINT32_MAX)
+      simt::strided_groups(0, warp::lane_slots, a32[0], d, segment_, groups);
+    else
+      simt::coalesce(lanes, addr, segment_, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
     sched_->long_latency(w.slot);
@@ -191,15 +199,16 @@ tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
     return tlm::TLM_COMPLETED;
   }
   const unsigned port = rq->port;
+  const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
   if (ph == tlm::END_REQ) {
-    requests_out_[port].end_req(&gp, sc_core::sc_time_stamp() + delay);
+    requests_out_[port].end_req(&gp, at);
     send_requests(port);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    if (requests_out_[port].end_req(&gp, sc_core::sc_time_stamp() + delay))  // an implicit END_REQ
+    if (requests_out_[port].end_req(&gp, at))  // an implicit END_REQ
       send_requests(port);
-    complete_memory(&gp, sc_core::sc_time_stamp() + delay);
+    complete_memory(&gp, at);
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
   fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());

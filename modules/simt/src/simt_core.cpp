@@ -551,9 +551,14 @@ void simt_core::count_idle(const warp* first, std::uint64_t idle) {
 // unknown_cycle while that is not known yet). Completed in-flight entries before t are
 // dropped.
 std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
-  std::uint64_t r = w.ready_at;
-  if (w.stack.empty()) return r;
+  if (w.stack.empty()) return w.ready_at;
   const decoded& d = decoded_[w.stack.back().pc];
+  if (p_.inflight == 1 && !d.unit_wait) return w.ready_at;  // (the usual case: the last issue says it all)
+  return scoreboard_time(w, d, t);
+}
+
+std::uint64_t simt_core::scoreboard_time(warp& w, const decoded& d, std::uint64_t t) {
+  std::uint64_t r = w.ready_at;
   if (p_.inflight > 1) {
     // Instructions complete out of order (an add behind a load): drop every completed one.
     w.inflight.erase(std::remove_if(w.inflight.begin(), w.inflight.end(), [t](std::uint64_t c) { return c <= t; }),

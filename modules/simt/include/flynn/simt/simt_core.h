@@ -221,6 +221,8 @@ class simt_core : public module, public no_dmi_initiator {
     bool unit_wait = false;
   };
   std::vector<decoded> decoded_;
+  // ready_time with several instructions in flight or a wait on the asynchronous units.
+  std::uint64_t scoreboard_time(warp& w, const decoded& d, std::uint64_t t);
   bool loaded_ = false, done_ = false;
   std::string fault_;
   std::vector<std::unique_ptr<warp>> warps_;
