@@ -1,7 +1,7 @@
 // Flynn benchmarks (not tests): each case runs in a child process of its own (SystemC
 // elaborates once per process, and peak memory is then per case); the parent prints a
 // table and writes bench.json. Figures are host throughput, measured side by side.
-//   flynn-bench [--quick] [--repeat N] [--out DIR]   all cases, each N times (default 3; 1
+//   flynn-bench [--quick] [--repeat N] [--out DIR]   all cases, each N times (default 5; 1
 //                                                    with --quick), the fastest run kept
 //   flynn-bench --case NAME --count N         one case, one JSON line on stdout
 #include <sys/resource.h>
@@ -263,7 +263,7 @@ int sc_main(int argc, char* argv[]) {
     }
     bool quick = false;
     std::string out = "out/bench";
-    unsigned repeat = 0;  // 0: 3, or 1 with --quick
+    unsigned repeat = 0;  // 0: 5, or 1 with --quick
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--quick") quick = true;
       else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
@@ -280,7 +280,7 @@ int sc_main(int argc, char* argv[]) {
         return 2;
       }
     }
-    if (repeat == 0) repeat = quick ? 1 : 3;
+    if (repeat == 0) repeat = quick ? 1 : 5;
     const std::uint64_t scale = quick ? 10 : 1;
     struct plan {
       std::string name, what;
@@ -304,15 +304,23 @@ int sc_main(int argc, char* argv[]) {
     std::cout << std::left << std::setw(17) << "case" << std::setw(52) << "what" << std::right
               << std::setw(14) << "count" << std::setw(10) << "seconds" << std::setw(16) << "rate/s"
               << std::setw(12) << "target/s" << std::setw(10) << "peak MB" << "\n";
+    // Every case runs `repeat` times, each in a fresh process, in rounds: one run of each
+    // case per round, so that cases compared with each other (2x / 1x, the kernel rate) see
+    // the machine's load alike. Per case the fastest run is kept (the machines are shared:
+    // the fastest is the least disturbed), with the highest peak memory of all and, for the
+    // GEMM, the fastest plain host GEMM of all.
+    std::vector<std::vector<json>> runs(plans.size());
+    for (unsigned k = 0; k < repeat; ++k)
+      for (std::size_t i = 0; i < plans.size(); ++i) runs[i].push_back(spawn(argv[0], plans[i].name, plans[i].n));
     double kernel_rate = 0;
-    for (const auto& p : plans) {
-      // The case runs `repeat` times, each in a fresh process; the fastest run is kept (the
-      // machines are shared: the fastest is the least disturbed), with the highest peak
-      // memory of all and, for the GEMM, the fastest plain host GEMM of all.
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      const plan& p = plans[i];
       json r;
       double peak = 0, host_gemm = 0;
+      json every = json::array();
       for (unsigned k = 0; k < repeat; ++k) {
-        json x = spawn(argv[0], p.name, p.n);
+        const json& x = runs[i][k];
+        every.push_back(x["seconds"]);
         peak = std::max(peak, x["peak_rss_mb"].get<double>());
         if (x.contains("host_gemm_seconds"))
           host_gemm = k == 0 ? x["host_gemm_seconds"].get<double>() : std::min(host_gemm, x["host_gemm_seconds"].get<double>());
@@ -320,6 +328,7 @@ int sc_main(int argc, char* argv[]) {
       }
       r["peak_rss_mb"] = peak;
       r["runs"] = repeat;
+      r["seconds_of_each_run"] = every;
       if (r.contains("host_gemm_seconds")) {
         r["host_gemm_seconds"] = host_gemm;
         r["ratio_to_host_gemm"] = r["seconds"].get<double>() / host_gemm;
