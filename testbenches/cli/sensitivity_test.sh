@@ -9,7 +9,10 @@
 #      of 500 the dependent interval exceeds the independent one by about that latency, and
 #      at the shipped latency of 8 both run at the datapath rate (N/2 = 32 cycles);
 #   5. the control for the racy-GEMM fault: the correct kernel on the same faster global
-#      memory passes its golden check.
+#      memory passes its golden check;
+#   6. the SIMT core's load/store latency: vecadd with lat_lsu 0 (the issue loop decides at
+#      the responses' own cycle), 1 and 6 passes its golden check each time, and each cycle
+#      of it adds to the run, by at most a cycle per warp.
 #   usage: sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -101,6 +104,15 @@ check "tensor-core latency 500: dependent $d500 - independent $i500 = about the 
 run fast "$GEMM" --set modules.gmem.banks=64 --set modules.gmem.bank_busy=1
 [ -f "$WORK/fast/stats.json" ] && check "correct GEMM on the faster global memory: $(stat fast result)" \
   "'$(stat fast result)' == 'ok'"
+
+# 6. SIMT load/store latency (vecadd: 256 warps, 32 resident, two loads and a store each,
+# the loads side by side; every run is checked against the golden interpreter, a mismatch
+# fails the run).
+VEC="$SRC/scenarios/simt/vecadd_warps.json"
+for lat in 0 1 6; do run "lsu$lat" "$VEC" --set "modules.sm.lat_lsu=$lat"; done
+l0=$(stat lsu0 cycles) l1=$(stat lsu1 cycles) l6=$(stat lsu6 cycles)
+check "vecadd with lat_lsu 0, 1, 6: $l0, $l1, $l6 cycles, longer with each cycle of latency" "$l0 < $l1 < $l6"
+check "lat_lsu 1 -> 6: $l1 -> $l6 cycles, at most 5 more for each of the 256 warps" "$l6 - $l1 <= 5 * 256"
 
 [ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
 exit $fail

@@ -290,7 +290,12 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   }
   if (port == 1 && bs.memory_in_flight == 0 && bs.draining) retire_block(mo.block, to_cycles_ceil(at));
   if (mo.groups_left == 0) free_ops_.push_back(&mo);
-  memory_news_.notify();
+  // The issue loop learns of it at once: with lat_lsu > 0 no decision it takes before the
+  // horizon depends on a response of the current cycle, so it need not wait for the other
+  // responses of this delta cycle. With lat_lsu 0 it decides a delta cycle after the
+  // responses due now (the settle in sync_for_memory), so it wakes then.
+  if (p_.lat_lsu) memory_news_.notify();
+  else memory_news_.notify(sc_core::SC_ZERO_TIME);
 }
 
 // The request record of a payload the unit has in flight (nullptr for any other payload).
