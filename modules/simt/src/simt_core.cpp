@@ -1,6 +1,7 @@
-// The SIMT core's issue loop: launch and occupancy, the scheduler's pick, the issue of a
-// warp instruction (ALU, branch and reconvergence, barrier, exit; memory and asynchronous
-// instructions go to the load/store unit and to async_ops), and idle cycles by cause.
+// The SIMT core's issue loop: the scheduler's view of the warps and its pick, the issue of
+// a warp instruction (branch and reconvergence, barrier, exit here; ALU instructions go to
+// the ALU stage, memory and asynchronous instructions to the load/store unit and to
+// async_ops), and idle cycles by cause.
 #include "flynn/simt/simt_core.h"
 
 #include <algorithm>
@@ -146,139 +147,6 @@ std::uint64_t simt_core::thread_instructions() const { return thread_instr_.valu
 std::uint64_t simt_core::instructions_executed() const { return warp_instr_.value(); }
 
 // ---------------------------------------------------------------------------- execution
-
-namespace {
-constexpr unsigned row_lanes = simt::warp::lane_slots;
-
-using simt::lane_bit;
-
-// Register row d takes v in the lanes of `lanes`; the others keep their values. (Every
-// lane's value is computed: a whole row at a time is cheaper than lane by lane.)
-inline void write_row(std::uint32_t* __restrict d, const std::uint32_t* __restrict v, std::uint32_t lanes) {
-  if (lanes == 0xffffffffu) {
-    std::copy_n(v, row_lanes, d);
-    return;
-  }
-  for (unsigned l = 0; l < row_lanes; ++l) {
-    const std::uint32_t keep = 0u - static_cast<std::uint32_t>((lanes & lane_bit[l]) == 0);
-    d[l] = (v[l] & ~keep) | (d[l] & keep);
-  }
-}
-
-// The second source of an instruction, as a row: rb's, or the immediate in every lane.
-inline const std::uint32_t* source_b(const simt::warp& w, const simt::instr& in, std::uint32_t* imm_row) {
-  if (!in.b_imm) return w.row(in.rb);
-  std::fill_n(imm_row, row_lanes, static_cast<std::uint32_t>(in.imm));
-  return imm_row;
-}
-
-// One arithmetic instruction over a warp's executing lanes, its opcode fixed at compile time
-// so that lane_arithmetic's selection folds away: the lane loop is the whole work.
-template <simt::op O>
-void arithmetic_lanes(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
-  std::uint32_t imm_row[row_lanes], v[row_lanes];
-  const std::uint32_t* a = w.row(in.ra);
-  const std::uint32_t* b = source_b(w, in, imm_row);
-  const std::uint32_t* c = w.row(in.rc);
-  for (unsigned l = 0; l < row_lanes; ++l) v[l] = *simt::lane_arithmetic(O, a[l], b[l], c[l]);
-  write_row(w.row(in.rd), v, lanes);
-}
-
-using lanes_fn = void (*)(simt::warp&, const simt::instr&, std::uint32_t);
-
-// The arithmetic instructions' lane loops, indexed by opcode (nullptr: not arithmetic).
-template <std::size_t... I>
-std::array<lanes_fn, sizeof...(I)> arithmetic_table(std::index_sequence<I...>) {
-  return {(simt::lane_arithmetic(static_cast<simt::op>(I), 0, 1, 0)
-               ? &arithmetic_lanes<static_cast<simt::op>(I)>
-               : nullptr)...};
-}
-}  // namespace
-
-// An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
-// fails), each lane on its own registers; returns the pipeline's latency.
-std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
-  static const auto arithmetic = arithmetic_table(std::make_index_sequence<static_cast<std::size_t>(op::setp)>());
-  const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
-  const block_slot& bs = blocks_[w.block];
-  std::uint32_t v[row_lanes];
-  const auto all = [&](std::uint32_t x) {
-    std::fill_n(v, row_lanes, x);
-    write_row(w.row(in.rd), v, lanes);
-  };
-  switch (in.code) {
-    case op::mov:
-      switch (in.sreg) {
-        case simt::special::tid:
-          for (unsigned l = 0; l < row_lanes; ++l) v[l] = w.index * p_.warp_size + l;
-          write_row(w.row(in.rd), v, lanes);
-          break;
-        case simt::special::laneid:
-          for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
-          write_row(w.row(in.rd), v, lanes);
-          break;
-        case simt::special::ntid: all(launch_.block); break;
-        case simt::special::ctaid: all(bs.id); break;
-        case simt::special::nctaid: all(launch_.grid); break;
-        case simt::special::warpid: all(w.index); break;
-        default:
-          if (in.b_imm) {
-            all(static_cast<std::uint32_t>(in.imm));
-          } else {
-            std::copy_n(w.row(in.ra), row_lanes, v);
-            write_row(w.row(in.rd), v, lanes);
-          }
-          break;
-      }
-      break;
-    case op::ldparam: {
-      if (!lanes) break;
-      const auto i = static_cast<std::size_t>(in.imm);
-      if (i >= launch_.params.size()) {
-        set_fault(w, static_cast<unsigned>(__builtin_ctz(lanes)),
-                  "kernel parameter " + std::to_string(i) + " not given (" + std::to_string(launch_.params.size()) +
-                      " parameters)");
-        return 0;
-      }
-      all(launch_.params[i]);
-      break;
-    }
-    case op::setp: {
-      std::uint32_t imm_row[row_lanes];
-      const std::uint32_t x = simt::compare_lanes(in.cond, in.ty, w.row(in.ra), source_b(w, in, imm_row));
-      std::uint32_t& pm = w.p[in.rd & 7u];
-      pm = (pm & ~lanes) | (x & lanes);
-      break;
-    }
-    case op::selp: {
-      std::uint32_t imm_row[row_lanes];
-      const std::uint32_t* a = w.row(in.ra);
-      const std::uint32_t* b = source_b(w, in, imm_row);
-      const std::uint32_t pm = w.p[in.rc & 7u];
-      for (unsigned l = 0; l < row_lanes; ++l) v[l] = (pm & lane_bit[l]) ? a[l] : b[l];
-      write_row(w.row(in.rd), v, lanes);
-      break;
-    }
-    default: {
-      const auto i = static_cast<std::size_t>(in.code);
-      if (i < arithmetic.size() && arithmetic[i]) arithmetic[i](w, in, lanes);
-      break;
-    }
-  }
-  return decoded_[w.stack.back().pc].latency;  // (w's top is still at this instruction)
-}
-
-void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
-  set_fault(w.block, w.index, lane, w.stack.empty() ? 0 : w.stack.back().pc, what);
-}
-
-void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what) {
-  if (!fault_.empty()) return;
-  const auto& in = kernel_.code[std::min<std::size_t>(pc, kernel_.code.size() - 1)];
-  fault_ = "block " + std::to_string(blocks_[block].id) + " warp " + std::to_string(warp_index) + " thread " +
-           std::to_string(warp_index * p_.warp_size + lane) + " PC " + std::to_string(pc) + " (line " +
-           std::to_string(in.line) + ": " + in.text + "): " + what;
-}
 
 void simt_core::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
   auto& top = w.stack.back();
@@ -718,22 +586,6 @@ void simt_core::run() {
   done_ = true;
   log(sc_core::SC_HIGH, std::to_string(launch_.grid) + " blocks finished at cycle " + std::to_string(end_) + ", " +
                               std::to_string(warp_instr_.value()) + " warp instructions");
-}
-
-std::string simt_core::pending_work() const {
-  if (done_ || !loaded_) return {};
-  std::string s = std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
-  // Where the resident warps are (a cycle limit stops a runaway kernel anywhere), and a
-  // memory access never answered.
-  s += simt::resident_warps(kernel_, blocks_, warps_);
-  s += memory_report();
-  if (executing_) {  // the thread stopped inside an instruction: a transport that never returned
-    const simt::instr& in = kernel_.code[executing_pc_];
-    s += "; block " + std::to_string(blocks_[executing_->block].id) + " warp " + std::to_string(executing_->index) +
-         " at PC " + std::to_string(executing_pc_) + " (line " + std::to_string(in.line) + ": " + in.text +
-         ") issued at cycle " + std::to_string(executing_at_) + " has not completed";
-  }
-  return s;
 }
 
 void simt_core::attach_trace(trace_sink& sink) {

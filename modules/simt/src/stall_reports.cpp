@@ -1,6 +1,9 @@
 #include "stall_reports.h"
 
+#include <algorithm>
+
 #include "async_ops.h"
+#include "flynn/simt/simt_core.h"
 
 namespace flynn::simt {
 
@@ -70,3 +73,37 @@ std::string resident_warps(const kernel& k, const std::vector<block_slot>& block
 }
 
 }  // namespace flynn::simt
+
+namespace flynn {
+
+// The core's own reports: the first fault of a run (with the warp, thread and instruction
+// it names), and the work left when the run stops with some (pending_work).
+void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
+  set_fault(w.block, w.index, lane, w.stack.empty() ? 0 : w.stack.back().pc, what);
+}
+
+void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what) {
+  if (!fault_.empty()) return;
+  const auto& in = kernel_.code[std::min<std::size_t>(pc, kernel_.code.size() - 1)];
+  fault_ = "block " + std::to_string(blocks_[block].id) + " warp " + std::to_string(warp_index) + " thread " +
+           std::to_string(warp_index * p_.warp_size + lane) + " PC " + std::to_string(pc) + " (line " +
+           std::to_string(in.line) + ": " + in.text + "): " + what;
+}
+
+std::string simt_core::pending_work() const {
+  if (done_ || !loaded_) return {};
+  std::string s = std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
+  // Where the resident warps are (a cycle limit stops a runaway kernel anywhere), and a
+  // memory access never answered.
+  s += simt::resident_warps(kernel_, blocks_, warps_);
+  s += memory_report();
+  if (executing_) {  // the thread stopped inside an instruction: a transport that never returned
+    const simt::instr& in = kernel_.code[executing_pc_];
+    s += "; block " + std::to_string(blocks_[executing_->block].id) + " warp " + std::to_string(executing_->index) +
+         " at PC " + std::to_string(executing_pc_) + " (line " + std::to_string(in.line) + ": " + in.text +
+         ") issued at cycle " + std::to_string(executing_at_) + " has not completed";
+  }
+  return s;
+}
+
+}  // namespace flynn
