@@ -122,7 +122,6 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.issue_end = 0;
       w.generation = ++generations_;
       w.wgmma_groups.clear();
-      w.ready_cycle = 0;
       // A warp starts with zeroed registers, predicates and scoreboard: the registers the
       // kernel uses (it touches no other).
       w.r.resize(std::size_t(registers_used_) * warp::lane_slots);

@@ -4,6 +4,9 @@
 
 namespace flynn::simt {
 
+namespace {
+// n consecutive lanes from `first` whose addresses are a0 + k * d (d > 0, the last not past
+// 2^64): runs of lanes, one per segment, each ending where the next segment starts.
 void strided_groups(unsigned first, std::size_t n, std::uint64_t a0, std::uint64_t d,
                     const fixed_divisor& segment_bytes, lane_groups& out) {
   out.segments.clear();
@@ -21,6 +24,7 @@ void strided_groups(unsigned first, std::size_t n, std::uint64_t a0, std::uint64
   }
   out.begin.push_back(n);
 }
+}  // namespace
 
 void coalesce(const std::vector<unsigned>& lanes, const std::vector<std::uint64_t>& addr,
               const fixed_divisor& segment_bytes, lane_groups& out) {

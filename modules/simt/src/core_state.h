@@ -62,10 +62,9 @@ struct warp {
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
-  // The scoreboard's answer (simt_core::ready_time) as last computed. Every change to the
-  // warp's state goes through simt_core::touch, which lists the slot as `dirty` for the
-  // issue loop to ask again.
-  std::uint64_t ready_cycle = 0;
+  // Every change to the warp's state goes through simt_core::touch, which lists the slot as
+  // `dirty` for the issue loop to ask the scoreboard (simt_core::ready_time) again; the
+  // answer is kept in the slot's view.
   bool dirty = false;
 
   // The threads of the top stack entry that have not exited.

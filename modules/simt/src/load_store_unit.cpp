@@ -74,15 +74,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   // Group lanes into requests: by segment for global, all together for shared.
   simt::lane_groups& groups = *lsu_groups_;
   if (in.sp == simt::space::global) {
-    // Every lane at ascending addresses one stride apart (the usual access): its runs of
-    // lanes found from the 32-bit addresses, else the coalescer looks at each lane.
-    std::uint32_t off = 0;
-    const std::uint32_t d = a32[1] - a32[0];
-    for (unsigned l = 1; l < warp::lane_slots; ++l) off |= (a32[l] - a32[l - 1]) ^ d;
-    if (active == 0xffffffffu && off == 0 && d != 0 && a32[0] + std::uint64_t(d) * 31 <= UINT32_MAX)
-      simt::strided_groups(0, warp::lane_slots, a32[0], d, segment_, groups);
-    else
-      simt::coalesce(lanes, addr, segment_, groups);
+    simt::coalesce(lanes, addr, segment_, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
     sched_->long_latency(w.slot);
@@ -347,7 +339,6 @@ void simt_core::sync_for_memory(std::uint64_t t) {
     if (p_.lat_lsu == 0 && to_time(t) == now) {
       pause(sc_core::SC_ZERO_TIME);
       settled_at_ = now;
-      horizon_known_ = false;
       continue;
     }
     pause(to_time(p_.lat_lsu ? t + 1 - p_.lat_lsu : t) - now, memory_news_);
@@ -372,7 +363,6 @@ void simt_core::wait_memory(std::uint64_t next) {
   } else {  // lat_lsu 0, `next` is now: the responses due now come within a delta cycle
     pause(sc_core::SC_ZERO_TIME);
     settled_at_ = now;
-    horizon_known_ = false;
   }
 }
 

@@ -488,7 +488,7 @@ void simt_core::refresh_views(std::uint64_t t) {
     if (!w.live || w.at_barrier) continue;
     // (With several instructions in flight, ready_time also drops the entries completed by
     // t: a ready cycle computed now is the one a later call would give while it is ahead.)
-    v.ready_at = w.ready_cycle = ready_time(w, t);  // (unknown_cycle: never, until touched)
+    v.ready_at = ready_time(w, t);  // (unknown_cycle: never, until touched)
     if (waits_on_units(w)) {  // asked again next time
       w.dirty = true;
       dirty_.push_back(s);
@@ -501,21 +501,16 @@ void simt_core::refresh_views(std::uint64_t t) {
 // the responses and unit progress that decide it. False when nothing can ever issue again
 // (the deadlock is reported in fault_).
 bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
-  // The live warps' ready cycles as refresh_views left them at t: the earliest, and the
-  // first slot of those with it (a ready one not picked, one ready later, or one waiting on
-  // the asynchronous units, asked at t).
-  std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+  // The live warps' ready cycles as refresh_views left them at t (in the slots' views): the
+  // earliest, and the first slot of those with it (a ready one not picked, one ready later,
+  // or one waiting on the asynchronous units, asked at t).
+  std::uint64_t next = warp_view::never;
   const warp* first = nullptr;
-  const auto consider = [&](const warp& w) {
-    const std::uint64_t r = w.ready_cycle;
-    if (r < next || (r == next && first && w.slot < first->slot)) {
-      next = r;
-      first = &w;
-    }
-  };
   for (std::size_t s = 0; s < views_.size(); ++s)
-    if (views_[s].ready_at != warp_view::never) consider(*warps_[s]);
-  for (const int s : dirty_) consider(*warps_[static_cast<std::size_t>(s)]);
+    if (views_[s].ready_at < next) {
+      next = views_[s].ready_at;
+      first = warps_[s].get();
+    }
   // A memory access not answered yet completes at the earliest lat_lsu cycles after the
   // current one: when that could come before the next known cycle, learn it first.
   if (memory_in_flight_ && (!first || next >= memory_horizon())) {
