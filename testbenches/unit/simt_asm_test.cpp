@@ -332,19 +332,19 @@ TEST_CASE("asm errors: registers and predicates and special registers") {
   CHECK(asm_error("add r1, r2, %tid\n") ==
         "t.s:1:13: expected a general register r0..r255 or an immediate (special registers are read with mov), found '%tid'");
   CHECK(asm_error("mov r1, %tidd\n") ==
-        "t.s:1:9: expected a special register %tid, %ntid, %ctaid, %nctaid, %laneid or %warpid "
+        "t.s:1:9: expected a special register %tid, %ntid, %ctaid, %nctaid (each also .x, .y, .z), %laneid or %warpid "
         "(did you mean '%tid'?), found '%tidd'");
   CHECK(asm_error("mov r1, x\n") ==
         "t.s:1:9: expected a general register r0..r255, a special register (%tid, %ntid, %ctaid, "
-        "%nctaid, %laneid or %warpid) or an immediate, found 'x'");
+        "%nctaid (each also .x, .y, .z), %laneid or %warpid) or an immediate, found 'x'");
   CHECK(asm_error("mov %tid, r1\n") ==
         "t.s:1:5: expected a general register r0..r255 (special registers are read with mov), found '%tid'");
   CHECK(asm_error("fadd r1, r2, 4\n") == "t.s:1:14: expected a general register r0..r255, found '4'");
   CHECK(asm_error("ld.global.32 r1, r2\n") ==
-        "t.s:1:18: expected a memory operand [rN+imm], [rN-imm] or [rN], found 'r2'");
+        "t.s:1:18: expected a memory operand [rN+imm], [rN-imm], [rN], [rN:rN+1+imm] or [imm], found 'r2'");
   CHECK(asm_error("ld.global.32 r1, [p2]\n") == "t.s:1:19: expected a general register r0..r255, found 'p2'");
   CHECK(asm_error("ld.global.32 r1, [r2*4]\n") ==
-        "t.s:1:21: expected a memory operand [rN+imm], [rN-imm] or [rN], found '[r2*4]'");
+        "t.s:1:21: expected a memory operand [rN+imm], [rN-imm], [rN], [rN:rN+1+imm] or [imm], found '[r2*4]'");
   CHECK(asm_error("st.global.32 [r1], 5\n") == "t.s:1:20: expected a general register r0..r255, found '5'");
   CHECK(asm_error("bra r1\n") == "t.s:1:5: expected a branch target (a label), found 'r1'");
 }
@@ -370,7 +370,7 @@ TEST_CASE("asm errors: immediates") {
   CHECK(asm_error("mov r1, 3.5e38\n") == "t.s:1:9: expected " + imm + ", found '3.5e38'");  // to infinity
   CHECK(asm_error("mov r1, .5\n") ==
         "t.s:1:9: expected a general register r0..r255, a special register (%tid, %ntid, %ctaid, "
-        "%nctaid, %laneid or %warpid) or an immediate, found '.5'");
+        "%nctaid (each also .x, .y, .z), %laneid or %warpid) or an immediate, found '.5'");
   // The extremes are accepted.
   CHECK(as("mov r1, 1e-45\n").code[0].imm == 1);
   CHECK(as("mov r1, 3.4028235e38\n").code[0].imm == 0x7f7fffff);
@@ -394,11 +394,11 @@ TEST_CASE("asm errors: suffixes") {
         "t.s:1:1: expected a space and width suffix (ld.SPACE.W: SPACE global or shared; W 32, 64 or 128), found 'ld'");
   CHECK(asm_error("st.local.32 [r1], r2\n") == "t.s:1:3: expected a memory space .global or .shared, found '.local'");
   CHECK(asm_error("ld.global r1, [r2]\n") ==
-        "t.s:1:1: expected a width suffix .32, .64 or .128 after the space, found 'ld.global'");
-  CHECK(asm_error("ld.shared.16 r1, [r2]\n") == "t.s:1:10: expected an access width .32, .64 or .128, found '.16'");
+        "t.s:1:1: expected a width suffix .8, .16, .32, .64 or .128 after the space, found 'ld.global'");
+  CHECK(asm_error("ld.shared.24 r1, [r2]\n") == "t.s:1:10: expected an access width .8, .s8, .16, .s16, .32, .64 or .128, found '.24'");
   CHECK(asm_error("st.shared.32.v r1, [r2]\n") == "t.s:1:13: expected end of the mnemonic (st.SPACE.W), found '.v'");
   CHECK(asm_error("add.s32 r1, r2, r3\n") ==
-        "t.s:1:4: expected no suffix (only setp, ld, st, cvt and bar take suffixes), found '.s32'");
+        "t.s:1:4: expected no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, ldparam and bar take suffixes), found '.s32'");
   CHECK(asm_error("cvt r1, r2\n") == "t.s:1:1: expected a conversion cvt.f.s or cvt.s.f, found 'cvt'");
   CHECK(asm_error("cvt.f.f r1, r2\n") == "t.s:1:4: expected a conversion cvt.f.s or cvt.s.f, found '.f.f'");
   CHECK(asm_error("bar\n") == "t.s:1:1: expected bar.sync, found 'bar'");

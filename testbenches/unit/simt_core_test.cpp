@@ -387,7 +387,7 @@ outcome run_one(const std::string& instruction, const std::array<std::uint32_t, 
   flynn::simt::launch l;
   l.grid = 1;
   l.block = 1;
-  l.params = {12345};
+  l.params = {12345, 678};
   l.shared_bytes = shared_size;
   outcome o;
   o.global.resize(8192);
@@ -468,7 +468,14 @@ TEST_CASE("reads() and writes() name exactly the registers the golden interprete
       "selp r1, r2, 4, p3", "ld.global.32 r1, [r2+16]", "ld.global.64 r4, [r2]", "ld.global.128 r8, [r3]",
       "ld.shared.64 r4, [r2]", "st.global.32 [r2+16], r1", "st.global.64 [r2], r4", "st.global.128 [r3], r8",
       "st.shared.64 [r2], r6", "@p1 add r1, r2, r3", "@!p2 st.global.64 [r2], r4", "@p1 ld.global.64 r8, [r3]",
-      "nop", "bar.sync"};
+      "nop", "bar.sync",
+      // 64-bit values in register pairs, predicate logic, narrow accesses (the PTX lowering's)
+      "mov64 r2, r4", "mov64 r2, 7", "add64 r2, r4, r6", "add64 r2, r4, 9", "mul.wide.s32 r2, r4, r5",
+      "mul.wide.u32 r2, r4, 7", "mul.wide.u16 r1, r2, r3", "mul.wide.s16 r1, r2, 5", "cvt64.s32 r2, r3",
+      "cvt64.u32 r2, r3", "plogic.and p1, p2, p3", "plogic.or p1, p2, p3", "plogic.xor p1, p2, p3",
+      "plogic.not p2, p4", "ld.global.8 r1, [r2+16]", "ld.global.s16 r1, [r2]", "ld.shared.s8 r1, [r2+3]",
+      "st.global.8 [r2+17], r1", "st.shared.16 [r2+2], r6", "ld.global.32 r1, [64]", "st.shared.32 [8], r3",
+      "ldparam.64 r2, 0", "mov r1, %tid.y", "@p1 add64 r2, r4, r6"};
   std::vector<bool> covered(static_cast<std::size_t>(op::count_));
   for (const auto& p : probes) {
     cross_check(p);

@@ -73,20 +73,47 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
     std::fill_n(v, row_lanes, x);
     write_row(w.row(in.rd), v, lanes);
   };
+  // A 64-bit row pair: rd takes the low words, rd + 1 the high ones.
+  const auto pair = [&](const std::uint64_t* x) {
+    std::uint32_t hi[row_lanes];
+    for (unsigned l = 0; l < row_lanes; ++l) {
+      v[l] = static_cast<std::uint32_t>(x[l]);
+      hi[l] = static_cast<std::uint32_t>(x[l] >> 32);
+    }
+    write_row(w.row(in.rd), v, lanes);
+    write_row(w.row(in.rd + 1u), hi, lanes);
+  };
+  const auto wide = [&](unsigned r, unsigned l) {
+    return std::uint64_t(w.row(r)[l]) | (std::uint64_t(w.row(r + 1u)[l]) << 32);
+  };
+  // Thread index components: x, y, z of the linear index t in a box of dims d.
+  const auto component = [](std::uint32_t t, const std::array<unsigned, 3>& d, unsigned k) {
+    return k == 0 ? t % d[0] : k == 1 ? (t / d[0]) % d[1] : t / (d[0] * d[1]);
+  };
+  const auto thread_component = [&](unsigned k) {
+    const auto d = launch_.block_dims();
+    for (unsigned l = 0; l < row_lanes; ++l) v[l] = component(w.index * p_.warp_size + l, d, k);
+    write_row(w.row(in.rd), v, lanes);
+  };
   switch (in.code) {
     case op::mov:
       switch (in.sreg) {
-        case simt::special::tid:
-          for (unsigned l = 0; l < row_lanes; ++l) v[l] = w.index * p_.warp_size + l;
-          write_row(w.row(in.rd), v, lanes);
-          break;
+        case simt::special::tid: thread_component(0); break;
+        case simt::special::tid_y: thread_component(1); break;
+        case simt::special::tid_z: thread_component(2); break;
         case simt::special::laneid:
           for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
           write_row(w.row(in.rd), v, lanes);
           break;
-        case simt::special::ntid: all(launch_.block); break;
-        case simt::special::ctaid: all(bs.id); break;
-        case simt::special::nctaid: all(launch_.grid); break;
+        case simt::special::ntid: all(launch_.block_dims()[0]); break;
+        case simt::special::ntid_y: all(launch_.block_dims()[1]); break;
+        case simt::special::ntid_z: all(launch_.block_dims()[2]); break;
+        case simt::special::ctaid: all(component(bs.id, launch_.grid_dims(), 0)); break;
+        case simt::special::ctaid_y: all(component(bs.id, launch_.grid_dims(), 1)); break;
+        case simt::special::ctaid_z: all(component(bs.id, launch_.grid_dims(), 2)); break;
+        case simt::special::nctaid: all(launch_.grid_dims()[0]); break;
+        case simt::special::nctaid_y: all(launch_.grid_dims()[1]); break;
+        case simt::special::nctaid_z: all(launch_.grid_dims()[2]); break;
         case simt::special::warpid: all(w.index); break;
         default:
           if (in.b_imm) {
@@ -101,13 +128,65 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
     case op::ldparam: {
       if (!lanes) break;
       const auto i = static_cast<std::size_t>(in.imm);
-      if (i >= launch_.params.size()) {
+      if (i + (in.width == 8 ? 1 : 0) >= launch_.params.size()) {
         set_fault(w, static_cast<unsigned>(__builtin_ctz(lanes)),
                   "kernel parameter " + std::to_string(i) + " not given (" + std::to_string(launch_.params.size()) +
                       " parameters)");
         return 0;
       }
       all(launch_.params[i]);
+      if (in.width == 8) {
+        std::fill_n(v, row_lanes, launch_.params[i + 1]);
+        write_row(w.row(in.rd + 1u), v, lanes);
+      }
+      break;
+    }
+    case op::mov64: {
+      std::uint64_t x[row_lanes];
+      for (unsigned l = 0; l < row_lanes; ++l) x[l] = in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.ra, l);
+      pair(x);
+      break;
+    }
+    case op::add64: {
+      std::uint64_t x[row_lanes];
+      for (unsigned l = 0; l < row_lanes; ++l)
+        x[l] = wide(in.ra, l) + (in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.rb, l));
+      pair(x);
+      break;
+    }
+    case op::cvt64: {
+      std::uint64_t x[row_lanes];
+      const std::uint32_t* a = w.row(in.ra);
+      for (unsigned l = 0; l < row_lanes; ++l)
+        x[l] = in.ty == simt::type::s32 ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l]))) : a[l];
+      pair(x);
+      break;
+    }
+    case op::mul_wide: {
+      std::uint32_t imm_row[row_lanes];
+      const std::uint32_t* a = w.row(in.ra);
+      const std::uint32_t* b = source_b(w, in, imm_row);
+      if (in.ty == simt::type::s32 || in.ty == simt::type::u32) {
+        std::uint64_t x[row_lanes];
+        for (unsigned l = 0; l < row_lanes; ++l)
+          x[l] = in.ty == simt::type::s32
+                     ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l])) * std::int64_t(std::int32_t(b[l])))
+                     : std::uint64_t(a[l]) * b[l];
+        pair(x);
+      } else {
+        for (unsigned l = 0; l < row_lanes; ++l)
+          v[l] = in.ty == simt::type::s16
+                     ? static_cast<std::uint32_t>(std::int32_t(std::int16_t(a[l])) * std::int32_t(std::int16_t(b[l])))
+                     : (a[l] & 0xffffu) * (b[l] & 0xffffu);
+        write_row(w.row(in.rd), v, lanes);
+      }
+      break;
+    }
+    case op::plogic: {
+      const std::uint32_t pa = w.p[in.ra & 7u], pb = w.p[in.rb & 7u];
+      const std::uint32_t x = in.imm == 0 ? (pa & pb) : in.imm == 1 ? (pa | pb) : in.imm == 2 ? (pa ^ pb) : ~pa;
+      std::uint32_t& pm = w.p[in.rd & 7u];
+      pm = (pm & ~lanes) | (x & lanes);
       break;
     }
     case op::setp: {

@@ -44,6 +44,8 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   kernel_ = k;
   launch_ = l;
   registers_used_ = block_registers();
+  registers_per_thread_.reset();
+  registers_per_thread_ += registers_used_;
   resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});
   first_free_block_ = 0;
@@ -87,6 +89,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     if (free_slots.size() < warps) break;
     // (Reset in place: the slot keeps its lists' storage and its shared-memory region.)
     bs.busy = true;
+    if (++resident_now_ > resident_peak_.value()) ++resident_peak_;
     bs.id = next_block_++;
     bs.warps_left = warps;
     bs.arrived = 0;
@@ -145,6 +148,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
 void simt_core::retire_block(unsigned slot, std::uint64_t t) {
   block_slot& bs = blocks_[slot];
   bs.busy = false;
+  --resident_now_;
   bs.draining = false;
   first_free_block_ = std::min(first_free_block_, slot);
   ++blocks_done_;

@@ -32,7 +32,23 @@ reg_set reads(const instr& in, unsigned tma_rank) {
     case op::mov:
       if (in.sreg == special::none && !in.b_imm) s.add(in.ra);
       break;
-    case op::ldparam: case op::bra: case op::bar: case op::exit: case op::nop:
+    case op::ldparam:
+      break;
+    case op::mov64:
+      if (!in.b_imm) s.add(in.ra, 2);
+      break;
+    case op::add64:
+      s.add(in.ra, 2);
+      if (!in.b_imm) s.add(in.rb, 2);
+      break;
+    case op::cvt64:
+      s.add(in.ra);
+      break;
+    case op::plogic:
+      s.add_pred(in.ra);
+      if (in.imm != 3) s.add_pred(in.rb);
+      break;
+    case op::bra: case op::bar: case op::exit: case op::nop:
     case op::tma_wait: case op::wgmma_commit: case op::wgmma_wait:
       break;
     case op::not_: case op::fsqrt: case op::cvt_f_s: case op::cvt_s_f:
@@ -40,7 +56,7 @@ reg_set reads(const instr& in, unsigned tma_rank) {
       break;
     case op::mad: case op::ffma:
       s.add(in.ra);
-      s.add(in.rb);
+      source_b();
       s.add(in.rc);
       break;
     case op::selp:
@@ -49,11 +65,11 @@ reg_set reads(const instr& in, unsigned tma_rank) {
       s.add_pred(in.rc);
       break;
     case op::ld:
-      s.add(in.ra);
+      if (!in.abs_addr) s.add(in.ra, in.addr64 ? 2 : 1);
       break;
     case op::st:
-      s.add(in.ra);
-      s.add(in.rb, in.width / 4u);
+      if (!in.abs_addr) s.add(in.ra, in.addr64 ? 2 : 1);
+      s.add(in.rb, data_registers(in));
       break;
     case op::mbar_init: case op::mbar_arrive_tx: case op::mbar_wait:
       s.add(in.ra);
@@ -89,8 +105,11 @@ reg_set reads(const instr& in, unsigned tma_rank) {
 reg_set writes(const instr& in) {
   reg_set s;
   switch (in.code) {
-    case op::setp: s.add_pred(in.rd); break;
-    case op::ld: s.add(in.rd, in.width / 4u); break;
+    case op::setp: case op::plogic: s.add_pred(in.rd); break;
+    case op::ld: s.add(in.rd, data_registers(in)); break;
+    case op::ldparam: s.add(in.rd, in.width == 8 ? 2 : 1); break;
+    case op::mov64: case op::add64: case op::cvt64: s.add(in.rd, 2); break;
+    case op::mul_wide: s.add(in.rd, in.ty == type::s32 || in.ty == type::u32 ? 2 : 1); break;
     case op::wgmma: s.add(in.rd, in.mma_n / 2u); break;
     case op::st: case op::bra: case op::bar: case op::exit: case op::nop: case op::mbar_init: case op::mbar_arrive:
     case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load: case op::tma_store: case op::tma_wait:
@@ -153,6 +172,11 @@ const char* mnemonic(op o) {
     case op::wgmma_wait: return "wgmma.wait_group";
     case op::exit: return "exit";
     case op::nop: return "nop";
+    case op::mov64: return "mov64";
+    case op::add64: return "add64";
+    case op::mul_wide: return "mul.wide";
+    case op::cvt64: return "cvt64";
+    case op::plogic: return "plogic";
     case op::count_: break;
   }
   return "?";

@@ -54,7 +54,7 @@ bool lane_compare(cmp c, type t, std::uint32_t a, std::uint32_t b) {
 
 pipeline pipeline_of(op code) {
   switch (code) {
-    case op::mul: case op::mulhi: case op::mad: case op::div: case op::rem: return pipeline::multiplier;
+    case op::mul: case op::mulhi: case op::mad: case op::div: case op::rem: case op::mul_wide: return pipeline::multiplier;
     case op::fdiv: case op::fsqrt: return pipeline::sfu;
     default: return pipeline::alu;
   }

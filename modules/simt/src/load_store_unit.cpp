@@ -43,10 +43,25 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   // executing lanes' checks, the first failing lane reported.
   std::vector<std::uint64_t>& addr = lsu_addr_;
   const std::uint64_t space_bytes = in.sp == simt::space::shared ? launch_.shared_bytes : UINT64_MAX;
-  const std::uint32_t* base_row = w.row(in.ra);
   const auto offset = static_cast<std::uint32_t>(in.imm);
   std::uint32_t a32[warp::lane_slots];
-  for (unsigned l = 0; l < warp::lane_slots; ++l) a32[l] = base_row[l] + offset;
+  if (in.abs_addr) {
+    std::fill_n(a32, warp::lane_slots, offset);
+  } else if (in.addr64) {  // a 64-bit address in ra:ra+1: above 4 GiB is outside every memory
+    const std::uint32_t *lo = w.row(in.ra), *hi = w.row(in.ra + 1u);
+    for (unsigned l = 0; l < warp::lane_slots; ++l) {
+      const std::uint64_t a = ((std::uint64_t(hi[l]) << 32) | lo[l]) + static_cast<std::uint64_t>(in.imm);
+      a32[l] = static_cast<std::uint32_t>(a);
+      if ((a >> 32) && (active & simt::lane_bit[l])) {
+        set_fault(w, l, std::string(in.sp == simt::space::shared ? "shared" : "global") + " address " + hex(a) +
+                            " beyond the 32-bit address space");
+        return t;
+      }
+    }
+  } else {
+    const std::uint32_t* base_row = w.row(in.ra);
+    for (unsigned l = 0; l < warp::lane_slots; ++l) a32[l] = base_row[l] + offset;
+  }
   for (unsigned l = 0; l < warp::lane_slots; ++l) addr[l] = a32[l];
   // A lane fails when misaligned or when its access ends past space_bytes (above `highest`).
   bool bad = (in.width & (in.width - 1)) != 0 || space_bytes < in.width;  // (else looked at lane by lane)
@@ -132,13 +147,17 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       for (std::size_t k = 1; k < n; ++k) off |= (a[k] - a[k - 1]) ^ in.width;  // (addresses below 2^32)
       rq.plain = off == 0;
     }
+    // A store's data of lane `lane` at element k: its registers, or for a narrow access the
+    // low bytes of one.
+    const auto put = [&](std::size_t k, unsigned lane) {
+      if (in.width < 4) std::memcpy(&buf[k * in.width], &w.reg(lane, in.rb), in.width);
+      else
+        for (unsigned wd = 0; wd < words; ++wd) std::memcpy(&buf[k * in.width + wd * 4], &w.reg(lane, in.rb + wd), 4);
+    };
     if (rq.plain) {
-      const unsigned l0 = ls[0];
-      if (store && words == 1) std::memcpy(buf, &w.reg(l0, in.rb), n * 4);
+      if (store && in.width == 4) std::memcpy(buf, &w.reg(ls[0], in.rb), n * 4);
       else if (store)
-        for (std::size_t k = 0; k < n; ++k)
-          for (unsigned wd = 0; wd < words; ++wd)
-            std::memcpy(&buf[k * in.width + wd * 4], &w.reg(l0 + static_cast<unsigned>(k), in.rb + wd), 4);
+        for (std::size_t k = 0; k < n; ++k) put(k, ls[k]);
     } else {
       rq.ext = lanes_extension{};
       lanes_extension& ext = rq.ext;
@@ -147,9 +166,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       ext.active_mask = first_lanes(ext.lanes);
       for (std::size_t k = 0; k < n; ++k) {
         ext.address[k] = base + addr[ls[k]];
-        if (store)
-          for (unsigned wd = 0; wd < words; ++wd)
-            std::memcpy(&buf[k * in.width + wd * 4], &w.reg(ls[k], in.rb + wd), 4);
+        if (store) put(k, ls[k]);
       }
     }
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -235,7 +252,14 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     const unsigned words = in.width / 4;
     const unsigned char* buf = gp->get_data_ptr();
     const std::size_t n = rq.lanes.size();
-    if (words == 1 && rq.lanes[n - 1] - rq.lanes[0] == n - 1)  // consecutive lanes: one row
+    if (in.width < 4) {  // zero- or sign-extended into the register
+      for (std::size_t k = 0; k < n; ++k) {
+        std::uint32_t x = 0;
+        std::memcpy(&x, &buf[k * in.width], in.width);
+        if (in.sign) x = in.width == 1 ? std::uint32_t(std::int32_t(std::int8_t(x))) : std::uint32_t(std::int32_t(std::int16_t(x)));
+        w.reg(rq.lanes[k], in.rd) = x;
+      }
+    } else if (words == 1 && rq.lanes[n - 1] - rq.lanes[0] == n - 1)  // consecutive lanes: one row
       std::memcpy(&w.reg(rq.lanes[0], in.rd), buf, n * 4);
     else
       for (std::size_t k = 0; k < n; ++k)

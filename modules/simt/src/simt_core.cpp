@@ -114,6 +114,10 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
   stats_.add("divergent_branches", divergent_branches_, "branches", "branches whose active threads went both ways");
   stats_.add("blocks_launched", blocks_launched_, "blocks", "thread blocks launched on the core");
+  stats_.add("resident_blocks_peak", resident_peak_, "blocks",
+             "the most blocks resident at once (limited by warp slots, thread contexts, registers and shared memory)");
+  stats_.add("registers_per_thread", registers_per_thread_, "registers",
+             "32-bit registers each thread of the loaded kernel holds (r0 .. the highest it names)");
   stats_.add("dwf_merged_warps", dwf_merged_, "warps",
              "dwf: warps whose threads joined another warp's issue (same PC, free lanes)");
   stats_.add("dwf_lane_collisions", dwf_collisions_, "warps",

@@ -31,6 +31,7 @@ std::unique_ptr<workload> load_workload(const instance_lookup& modules, const sc
   const std::string type = modules.type_of(spec["core"].get<std::string>());
   std::string types;
   for (const auto& k : kinds) {
+    if (type == k.core_type && type == "simt_core" && spec.contains("ptx")) return load_ptx_workload(modules, sd, spec);
     if (type == k.core_type) return k.load(modules, sd, spec);
     types += (types.empty() ? "" : " or ") + std::string(k.core_type);
   }

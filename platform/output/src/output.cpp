@@ -224,8 +224,9 @@ run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint6
   // configuration is not: they are copied into the output folder and named there.
   if (r.config.contains("workload") && r.config["workload"].is_object()) {
     json& w = r.config["workload"];
-    for (const char* key : {"program", "kernel"}) {
-      if (!w.contains(key) || !w[key].is_string()) continue;
+    const bool ptx = w.contains("ptx");  // (then "kernel" names the entry, not a file)
+    for (const char* key : {"program", "kernel", "ptx"}) {
+      if (!w.contains(key) || !w[key].is_string() || (ptx && std::string(key) == "kernel")) continue;
       run_input in;
       in.role = key;
       in.json_path = std::string("workload.") + key;

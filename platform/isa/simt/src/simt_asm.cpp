@@ -33,7 +33,8 @@ using asm_lexer::token;
 using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
-enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count };
+enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count,
+                  mov64, alu64, plogic };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -62,6 +63,8 @@ const op_info op_table[] = {
     {"nop", op::nop, form::none},
     {"mbarrier", op::mbar_init, form::mbar}, {"tma", op::tma_load, form::tma},
     {"wgmma", op::wgmma, form::wgmma},
+    {"mov64", op::mov64, form::mov64}, {"add64", op::add64, form::alu64},
+    {"cvt64", op::cvt64, form::unary}, {"plogic", op::plogic, form::plogic},
 };
 
 const op_info* find_op(const std::string& base) {
@@ -109,6 +112,9 @@ const char* usage(form f) {
     case form::tma_store: return "[ra+imm], MAP, rc";
     case form::wgmma: return "rd, ra, rb, scale-d (0 or 1)";
     case form::count: return "N";
+    case form::mov64: return "rd, ra|imm";
+    case form::alu64: return "rd, ra, rb|imm";
+    case form::plogic: return "pd, pa, pb";
   }
   return "";
 }
@@ -121,7 +127,8 @@ unsigned operand_count(form f) {
     case form::tma_store: return 3;
     case form::tma: case form::wgmma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
-    case form::alu: case form::falu: case form::setp: return 3;
+    case form::alu: case form::falu: case form::setp: case form::alu64: case form::plogic: return 3;
+    case form::mov64: return 2;
     case form::r4: case form::selp: return 4;
   }
   return 0;
@@ -137,10 +144,16 @@ struct special_name {
   const char* name;
   special s;
 };
-const special_name specials[] = {{"%tid", special::tid},       {"%ntid", special::ntid},
-                                 {"%ctaid", special::ctaid},   {"%nctaid", special::nctaid},
-                                 {"%laneid", special::laneid}, {"%warpid", special::warpid}};
-const char* const special_list = "%tid, %ntid, %ctaid, %nctaid, %laneid or %warpid";
+const special_name specials[] = {{"%tid", special::tid},         {"%ntid", special::ntid},
+                                 {"%ctaid", special::ctaid},     {"%nctaid", special::nctaid},
+                                 {"%laneid", special::laneid},   {"%warpid", special::warpid},
+                                 {"%tid.x", special::tid},       {"%tid.y", special::tid_y},
+                                 {"%tid.z", special::tid_z},     {"%ntid.x", special::ntid},
+                                 {"%ntid.y", special::ntid_y},   {"%ntid.z", special::ntid_z},
+                                 {"%ctaid.x", special::ctaid},   {"%ctaid.y", special::ctaid_y},
+                                 {"%ctaid.z", special::ctaid_z}, {"%nctaid.x", special::nctaid},
+                                 {"%nctaid.y", special::nctaid_y}, {"%nctaid.z", special::nctaid_z}};
+const char* const special_list = "%tid, %ntid, %ctaid, %nctaid (each also .x, .y, .z), %laneid or %warpid";
 
 // Unsigned integer literal: decimal or 0x hex, up to 2^64 - 1.
 bool is_hex_literal(const std::string& s) {
@@ -361,19 +374,38 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
     fail(o.col, expected, o.found());
   }
 
-  // [ra+imm] | [ra-imm] | [ra]
-  void memory(const operand& o, instr& in) const {
-    const std::string expected = "a memory operand [rN+imm], [rN-imm] or [rN]";
-    const auto& t = o.toks;
+  // [ra+imm] | [ra-imm] | [ra]; with wide, also [ra:ra+1+imm] (a 64-bit address in a
+  // register pair) and [imm] (an absolute address).
+  void memory(const operand& o, instr& in, bool wide = false) const {
+    const std::string expected = wide ? "a memory operand [rN+imm], [rN-imm], [rN], [rN:rN+1+imm] or [imm]"
+                                      : "a memory operand [rN+imm], [rN-imm] or [rN]";
+    std::vector<token> pair_removed = o.toks;
+    std::uint8_t n = 0, hi = 0;
+    const bool pair = wide && pair_removed.size() > 3 && pair_removed[2].kind == token::punct && pair_removed[2].s == ":";
+    if (pair) {
+      const token& h = pair_removed[3];
+      if (!register_number(pair_removed[1].s, 'r', num_registers, n) || !register_number(h.s, 'r', num_registers, hi) ||
+          hi != n + 1u)
+        fail(h.col, "the pair's high register (rN:rN+1)", asm_lexer::quoted(h.s));
+      pair_removed.erase(pair_removed.begin() + 2, pair_removed.begin() + 4);
+      in.addr64 = true;
+    }
+    const std::vector<token>& t = pair_removed;
     auto is = [&](std::size_t i, const char* s) {
       return i < t.size() && t[i].kind == token::punct && t[i].s == s;
     };
     if (!is(0, "[") || t.size() < 2) fail(o.col, expected, o.found());
-    std::uint8_t n = 0;
+    in.imm = 0;
+    if (wide && t[1].kind == token::number && t.size() == 3 && is(2, "]")) {
+      std::uint64_t m = 0;
+      if (!parse_magnitude(t[1].s, m) || m > 0xffffffffu) fail(t[1].col, int_desc, quoted(t[1].s));
+      in.abs_addr = true;
+      in.imm = static_cast<std::int64_t>(m);
+      return;
+    }
     if (!register_number(t[1].s, 'r', num_registers, n))
       fail(t[1].col, "a general register r0..r255", quoted(t[1].s));
     in.ra = n;
-    in.imm = 0;
     if (is(2, "]") && t.size() == 3) return;
     if ((is(2, "+") || is(2, "-")) && t.size() == 5 && is(4, "]")) {
       if (t[3].kind != token::number) fail(t[3].col, "an integer offset", quoted(t[3].s));
@@ -529,13 +561,47 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
       else if (parts[0].s == "shared") in.sp = space::shared;
       else fail(parts[0].col, "a memory space .global or .shared", quoted(parts[0].orig));
       if (parts.size() < 2)
-        fail(head.col, "a width suffix .32, .64 or .128 after the space", quoted(head.s));
+        fail(head.col, "a width suffix .8, .16, .32, .64 or .128 after the space", quoted(head.s));
       if (parts[1].s == "32") in.width = 4;
       else if (parts[1].s == "64") in.width = 8;
       else if (parts[1].s == "128") in.width = 16;
-      else fail(parts[1].col, "an access width .32, .64 or .128", quoted(parts[1].orig));
+      else if (parts[1].s == "8") in.width = 1;
+      else if (parts[1].s == "16") in.width = 2;
+      else if (f == form::ld && (parts[1].s == "s8" || parts[1].s == "s16"))
+        in.width = parts[1].s == "s8" ? 1 : 2, in.sign = true;
+      else fail(parts[1].col, f == form::ld ? "an access width .8, .s8, .16, .s16, .32, .64 or .128"
+                                            : "an access width .8, .16, .32, .64 or .128", quoted(parts[1].orig));
       if (parts.size() > 2)
         fail(parts[2].col, "end of the mnemonic (" + display + ")", quoted(parts[2].orig));
+    } else if (base == "mul" && !parts.empty()) {
+      display = "mul.wide.TYPE";
+      static const std::pair<const char*, type> tys[] = {{"s32", type::s32}, {"u32", type::u32}, {"s16", type::s16}, {"u16", type::u16}};
+      if (parts[0].s != "wide") fail(parts[0].col, "mul or mul.wide.TYPE", quoted(rest));
+      bool ok = parts.size() == 2;
+      for (const auto& [n, t] : tys)
+        if (ok && parts[1].s == n) in.ty = t, in.code = op::mul_wide;
+      if (in.code != op::mul_wide)
+        fail(parts.size() < 2 ? head.col : parts[1].col, "a type .s32, .u32, .s16 or .u16 (mul.wide.TYPE)",
+             quoted(parts.size() < 2 ? head.s : parts[1].orig));
+    } else if (base == "cvt64") {
+      display = "cvt64.s32|u32";
+      if (parts.size() != 1 || (parts[0].s != "s32" && parts[0].s != "u32"))
+        fail(parts.empty() ? head.col : parts[0].col, "cvt64.s32 (sign-extend) or cvt64.u32 (zero-extend)",
+             quoted(parts.empty() ? head.s : rest));
+      in.ty = parts[0].s == "s32" ? type::s32 : type::u32;
+      f = form::mov64;  // (checked below as rd, ra with rd even)
+    } else if (base == "plogic") {
+      display = "plogic.and|or|xor|not";
+      static const char* const ops_[] = {"and", "or", "xor", "not"};
+      bool ok = false;
+      for (unsigned i = 0; i < 4; ++i)
+        if (parts.size() == 1 && parts[0].s == ops_[i]) in.imm = i, ok = true;
+      if (!ok) fail(parts.empty() ? head.col : parts[0].col, "plogic.and, plogic.or, plogic.xor or plogic.not",
+                    quoted(parts.empty() ? head.s : rest));
+    } else if (base == "ldparam" && !parts.empty()) {
+      if (parts.size() != 1 || (parts[0].s != "64" && parts[0].s != "32"))
+        fail(parts[0].col, "ldparam or ldparam.64", quoted(rest));
+      in.width = parts[0].s == "64" ? 8 : 4;
     } else if (base == "cvt") {
       if (name == "cvt.f.s") in.code = op::cvt_f_s;
       else if (name == "cvt.s.f") in.code = op::cvt_s_f;
@@ -547,10 +613,12 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         fail(parts.empty() ? head.col : parts[0].col, "bar.sync", quoted(parts.empty() ? head.s : rest));
       display = "bar.sync";
     } else if (!parts.empty()) {
-      fail(parts[0].col, "no suffix (only setp, ld, st, cvt and bar take suffixes)", quoted(rest));
+      fail(parts[0].col, "no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, ldparam and bar take suffixes)", quoted(rest));
     }
+    const bool plogic_not = in.code == op::plogic && in.imm == 3;
+    if (plogic_not) f = form::plogic;
 
-    const unsigned want = operand_count(f);
+    const unsigned want = plogic_not ? 2 : operand_count(f);
     const auto have = static_cast<unsigned>(ops.size());
     if (have != want) {
       const std::string use = display + (*usage(f) ? " " : "") + usage(f);
@@ -579,6 +647,7 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
       }
       case form::alu:
         in.rd = reg(ops[0]);
+        if (in.code == op::mul_wide && (in.ty == type::s32 || in.ty == type::u32)) check_group(ops[0], in.rd, 8);
         in.ra = reg(ops[1]);
         source2(ops[2], in);
         break;
@@ -611,10 +680,10 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
       case form::ld:
         in.rd = reg(ops[0]);
         check_group(ops[0], in.rd, in.width);
-        memory(ops[1], in);
+        memory(ops[1], in, true);
         break;
       case form::st:
-        memory(ops[0], in);
+        memory(ops[0], in, true);
         in.rb = reg(ops[1]);
         check_group(ops[1], in.rb, in.width);
         break;
@@ -622,6 +691,30 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         target(ops[0]);
         break;
       case form::none:
+        break;
+      case form::mov64:  // mov64 rd, ra|imm ; cvt64.T rd, ra (the 64-bit value in rd:rd+1)
+        in.rd = reg(ops[0]);
+        check_group(ops[0], in.rd, 8);
+        if (in.code == op::cvt64) {
+          in.ra = reg(ops[1]);
+        } else {
+          mov_source(ops[1], in);
+          if (in.sreg != special::none) fail(ops[1].col, "a general register or an immediate", ops[1].found());
+          if (!in.b_imm) check_group(ops[1], in.ra, 8);
+        }
+        break;
+      case form::alu64:
+        in.rd = reg(ops[0]);
+        check_group(ops[0], in.rd, 8);
+        in.ra = reg(ops[1]);
+        check_group(ops[1], in.ra, 8);
+        source2(ops[2], in);
+        if (!in.b_imm) check_group(ops[2], in.rb, 8);
+        break;
+      case form::plogic:
+        in.rd = pred(ops[0]);
+        in.ra = pred(ops[1]);
+        if (!plogic_not) in.rb = pred(ops[2]);
         break;
       case form::mbar: {
         memory(ops[0], in);

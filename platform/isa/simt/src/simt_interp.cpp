@@ -117,6 +117,7 @@ bool set_predicate(cmp c, type t, std::uint32_t a, std::uint32_t b) {
     case type::s32: return compare(c, s32(a), s32(b));
     case type::u32: return compare(c, a, b);
     case type::f32: return compare(c, bits_to_float(a), bits_to_float(b));
+    case type::s16: case type::u16: break;  // (not setp types: malformed refuses them)
   }
   return false;
 }
@@ -145,12 +146,15 @@ std::string malformed(const instr& in, std::size_t code_size) {
   if (in.code == op::selp && in.rc > 7) return "selected predicate above p7";
   if (in.code == op::setp && in.ty > type::f32) return "unknown comparison type";
   if (in.code == op::setp && in.cond > cmp::ge) return "unknown comparison";
-  if (in.code == op::mov && in.sreg > special::warpid) return "unknown special register";
+  if (in.code == op::mov && in.sreg > special::nctaid_z) return "unknown special register";
+  if (in.code == op::plogic && (in.rd > 7 || in.ra > 7 || in.rb > 7 || in.imm < 0 || in.imm > 3)) return "malformed predicate operation";
+  if (in.code == op::mul_wide && in.ty > type::u16) return "unknown multiply type";
   if (in.code == op::ld || in.code == op::st) {
-    if (in.width != 4 && in.width != 8 && in.width != 16) return "access width not 4, 8 or 16 bytes";
+    if (in.width != 1 && in.width != 2 && in.width != 4 && in.width != 8 && in.width != 16)
+      return "access width not 1, 2, 4, 8 or 16 bytes";
     if (in.sp > space::shared) return "unknown memory space";
     const unsigned r = in.code == op::ld ? in.rd : in.rb;
-    if (r + in.width / 4u - 1 >= num_registers) return "register group beyond r255";
+    if (r + data_registers(in) - 1 >= num_registers) return "register group beyond r255";
   }
   if (in.code == op::bra && in.target > code_size) return "branch target beyond the kernel";
   return {};
@@ -227,15 +231,7 @@ class machine {
         return;
       }
       if (!exited.empty()) {
-        std::string f = "block " + std::to_string(b) + ": barrier deadlock: ";
-        bool first = true;
-        for (const auto& w : waiting) {
-          f += (first ? "threads of " : " and threads of ") + warp_list(w.second) + " wait at " +
-               where(w.first, k_.code[w.first]);
-          first = false;
-        }
-        f += " but threads of " + warp_list(exited) + " have exited";
-        failed(f);
+        failed(barrier_deadlock(b, waiting, exited, [this](std::uint32_t pc) { return where(pc, k_.code[pc]); }));
         return;
       }
       for (auto& th : threads) th.st = state::running;  // the barrier releases
@@ -268,9 +264,25 @@ class machine {
     return true;
   }
 
+  static std::uint64_t pair(const std::array<std::uint32_t, num_registers>& r, unsigned x) {
+    return std::uint64_t(r[x]) | (std::uint64_t(r[x + 1u]) << 32);
+  }
+  static void set_pair(std::array<std::uint32_t, num_registers>& r, unsigned x, std::uint64_t v) {
+    r[x] = static_cast<std::uint32_t>(v);
+    r[x + 1u] = static_cast<std::uint32_t>(v >> 32);
+  }
+
   std::vector<unsigned char>& memory(space sp) { return sp == space::shared ? *shared_ : global_; }
 
   std::uint32_t address(const instr& in, const thread& th) const {
+    if (in.abs_addr) return static_cast<std::uint32_t>(in.imm);
+    if (in.addr64) {
+      const std::uint64_t a = ((std::uint64_t(th.r[in.ra + 1u]) << 32) | th.r[in.ra]) + static_cast<std::uint64_t>(in.imm);
+      if (a >> 32)
+        throw stop{std::string(in.sp == space::shared ? "shared" : "global") + " address " + hex(a) +
+                   " beyond the 32-bit address space"};
+      return static_cast<std::uint32_t>(a);
+    }
     return th.r[in.ra] + static_cast<std::uint32_t>(in.imm);
   }
 
@@ -283,11 +295,20 @@ class machine {
   }
 
   std::uint32_t special_value(special s, unsigned t) const {
+    const auto b = l_.block_dims(), g = l_.grid_dims();
     switch (s) {
-      case special::tid: return t;
-      case special::ntid: return l_.block;
-      case special::ctaid: return block_;
-      case special::nctaid: return l_.grid;
+      case special::tid: return t % b[0];
+      case special::tid_y: return (t / b[0]) % b[1];
+      case special::tid_z: return t / (b[0] * b[1]);
+      case special::ntid: return b[0];
+      case special::ntid_y: return b[1];
+      case special::ntid_z: return b[2];
+      case special::ctaid: return block_ % g[0];
+      case special::ctaid_y: return (block_ / g[0]) % g[1];
+      case special::ctaid_z: return block_ / (g[0] * g[1]);
+      case special::nctaid: return g[0];
+      case special::nctaid_y: return g[1];
+      case special::nctaid_z: return g[2];
       case special::laneid: return t % c_.warp_size;
       case special::warpid: return t / c_.warp_size;
       case special::none: break;
@@ -308,7 +329,7 @@ class machine {
     const std::uint32_t a = r[in.ra];
     const std::uint32_t b = in.b_imm ? static_cast<std::uint32_t>(in.imm) : r[in.rb];
     const std::uint32_t c = r[in.rc];
-    const float fa = bits_to_float(a), fb = bits_to_float(r[in.rb]), fc = bits_to_float(c);
+    const float fa = bits_to_float(a), fb = bits_to_float(b), fc = bits_to_float(c);
     switch (in.code) {
       case op::mov:
         r[in.rd] = in.sreg != special::none ? special_value(in.sreg, t)
@@ -317,17 +338,42 @@ class machine {
         break;
       case op::ldparam: {
         const auto n = static_cast<std::uint64_t>(in.imm);
-        if (n >= l_.params.size())
-          throw stop{"parameter " + std::to_string(n) + " beyond the " +
+        const unsigned words = in.width == 8 ? 2 : 1;
+        if (n + words > l_.params.size())
+          throw stop{"parameter " + std::to_string(n + words - 1) + " beyond the " +
                      std::to_string(l_.params.size()) + " kernel parameters"};
-        r[in.rd] = l_.params[static_cast<std::size_t>(n)];
+        for (unsigned w = 0; w < words; ++w) r[in.rd + w] = l_.params[static_cast<std::size_t>(n + w)];
+        break;
+      }
+      case op::mov64: {
+        const std::uint64_t v = in.b_imm ? static_cast<std::uint64_t>(in.imm) : pair(r, in.ra);
+        set_pair(r, in.rd, v);
+        break;
+      }
+      case op::add64: set_pair(r, in.rd, pair(r, in.ra) + (in.b_imm ? static_cast<std::uint64_t>(in.imm) : pair(r, in.rb))); break;
+      case op::cvt64:
+        set_pair(r, in.rd, in.ty == type::s32 ? static_cast<std::uint64_t>(std::int64_t(s32(a))) : std::uint64_t(a));
+        break;
+      case op::mul_wide:
+        switch (in.ty) {
+          case type::s32: set_pair(r, in.rd, static_cast<std::uint64_t>(std::int64_t(s32(a)) * s32(b))); break;
+          case type::u32: set_pair(r, in.rd, std::uint64_t(a) * b); break;
+          case type::s16:
+            r[in.rd] = static_cast<std::uint32_t>(std::int32_t(std::int16_t(a & 0xffff)) * std::int16_t(b & 0xffff));
+            break;
+          default: r[in.rd] = (a & 0xffff) * (b & 0xffff); break;
+        }
+        break;
+      case op::plogic: {
+        const bool x = th.p[in.ra], y = th.p[in.rb];
+        th.p[in.rd] = in.imm == 0 ? (x && y) : in.imm == 1 ? (x || y) : in.imm == 2 ? (x != y) : !x;
         break;
       }
       case op::add: r[in.rd] = a + b; break;
       case op::sub: r[in.rd] = a - b; break;
       case op::mul: r[in.rd] = a * b; break;
       case op::mulhi: r[in.rd] = mul_high(a, b); break;
-      case op::mad: r[in.rd] = a * r[in.rb] + c; break;
+      case op::mad: r[in.rd] = a * b + c; break;
       case op::div: r[in.rd] = div_signed(a, b); break;
       case op::rem: r[in.rd] = rem_signed(a, b); break;
       case op::and_: r[in.rd] = a & b; break;
@@ -355,6 +401,13 @@ class machine {
         const std::uint32_t addr = address(in, th);
         check(in.sp, addr, in.width);
         const auto& m = memory(in.sp);
+        if (in.width < 4) {  // zero- or sign-extended
+          std::uint32_t v = m[addr];
+          if (in.width == 2) v |= std::uint32_t{m[addr + 1]} << 8;
+          if (in.sign) v = in.width == 1 ? std::uint32_t(std::int32_t(std::int8_t(v))) : std::uint32_t(std::int32_t(std::int16_t(v)));
+          r[in.rd] = v;
+          break;
+        }
         for (unsigned w = 0; w < in.width / 4u; ++w) {
           std::uint32_t v = 0;
           for (unsigned i = 0; i < 4; ++i) v |= std::uint32_t{m[addr + 4 * w + i]} << (8 * i);
@@ -366,6 +419,7 @@ class machine {
         const std::uint32_t addr = address(in, th);
         check(in.sp, addr, in.width);
         auto& m = memory(in.sp);
+        for (unsigned i = 0; in.width < 4 && i < in.width; ++i) m[addr + i] = static_cast<unsigned char>(r[in.rb] >> (8 * i));
         for (unsigned w = 0; w < in.width / 4u; ++w)
           for (unsigned i = 0; i < 4; ++i)
             m[addr + 4 * w + i] = static_cast<unsigned char>(r[in.rb + w] >> (8 * i));
@@ -640,6 +694,17 @@ class machine {
 };
 
 }  // namespace
+
+std::string barrier_deadlock(unsigned block, const std::map<std::uint32_t, std::set<unsigned>>& waiting,
+                             const std::set<unsigned>& exited, const std::function<std::string(std::uint32_t)>& where) {
+  std::string f = "block " + std::to_string(block) + ": barrier deadlock: ";
+  bool first = true;
+  for (const auto& w : waiting) {
+    f += (first ? "threads of " : " and threads of ") + warp_list(w.second) + " wait at " + where(w.first);
+    first = false;
+  }
+  return f + " but threads of " + warp_list(exited) + " have exited";
+}
 
 interp_result interpret(const kernel& k, const launch& l, std::vector<unsigned char>& global,
                         const interp_config& c) {

@@ -45,13 +45,24 @@ enum class op : std::uint8_t {
   wgmma_wait,      // wgmma.wait_group N (imm)
   exit,     // the thread ends
   nop,
+  // 64-bit values in register pairs (low word in the lower register) and predicate logic,
+  // which the PTX front end lowers to (docs/isa/ptx.md):
+  mov64,    // rd:rd+1 <- ra:ra+1 | imm
+  add64,    // rd:rd+1 <- ra:ra+1 + (rb:rb+1 | imm)   (wrap-around)
+  mul_wide, // ty s32/u32: rd:rd+1 <- ra * (rb | imm), the full 64-bit product;
+            // ty s16/u16: rd <- the low halves' full 32-bit product
+  cvt64,    // rd:rd+1 <- ra sign-extended (ty s32) or zero-extended (u32)
+  plogic,   // predicate rd <- pa (ra) OP pb (rb); imm: 0 and, 1 or, 2 xor, 3 not (pa alone)
   count_
 };
 
 enum class cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
-enum class type : std::uint8_t { s32, u32, f32 };
+enum class type : std::uint8_t { s32, u32, f32, s16, u16 };
 enum class space : std::uint8_t { global, shared };
-enum class special : std::uint8_t { none, tid, ntid, ctaid, nctaid, laneid, warpid };
+// tid, ntid, ctaid and nctaid are the x components (in a one-dimensional launch, the index
+// itself); the y and z components follow.
+enum class special : std::uint8_t { none, tid, ntid, ctaid, nctaid, laneid, warpid,
+                                    tid_y, tid_z, ntid_y, ntid_z, ctaid_y, ctaid_z, nctaid_y, nctaid_z };
 
 constexpr std::uint8_t no_pred = 0xff;
 constexpr unsigned num_registers = 256;
@@ -85,7 +96,10 @@ struct instr {
   cmp cond = cmp::eq;
   type ty = type::s32;
   space sp = space::global;
-  std::uint8_t width = 4;        // memory access bytes
+  std::uint8_t width = 4;        // memory access bytes (1, 2, 4, 8, 16); ldparam: 4 or 8
+  bool addr64 = false;           // ld/st: the address is ra:ra+1 (+ imm), 64 bits
+  bool abs_addr = false;         // ld/st: the address is imm alone (no register)
+  bool sign = false;             // ld of 1 or 2 bytes: sign-extended (else zero-extended)
   std::uint32_t target = 0;      // branch target (instruction index)
   std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)
   std::uint16_t mma_n = 0;       // wgmma: N
@@ -142,6 +156,8 @@ reg_set reads(const instr& in, unsigned tma_rank = max_tma_rank);
 reg_set writes(const instr& in);
 
 inline bool is_memory(op o) { return o == op::ld || o == op::st; }
+// Registers a memory access's data take: one per 4 bytes, one for a narrower access.
+inline unsigned data_registers(const instr& in) { return in.width < 4 ? 1u : in.width / 4u; }
 inline bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }  // mbarrier, tma and wgmma
 // Highest general register the instruction reads or writes, or -1.
 int highest_register(const instr& in);

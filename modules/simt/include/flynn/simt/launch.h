@@ -2,6 +2,7 @@
 // the golden interpreter both take.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,11 @@ namespace flynn::simt {
 // each block gets and the tensor maps its tma instructions name.
 struct launch {
   unsigned grid = 1, block = 32;
+  // The grid's and block's x, y, z extents (their products are grid and block); left at 0,
+  // the launch is one-dimensional: {grid, 1, 1} and {block, 1, 1}.
+  std::array<unsigned, 3> grid_xyz{0, 0, 0}, block_xyz{0, 0, 0};
+  std::array<unsigned, 3> grid_dims() const { return grid_xyz[0] ? grid_xyz : std::array<unsigned, 3>{grid, 1, 1}; }
+  std::array<unsigned, 3> block_dims() const { return block_xyz[0] ? block_xyz : std::array<unsigned, 3>{block, 1, 1}; }
   std::vector<std::uint32_t> params;           // ldparam N reads params[N]
   std::uint64_t shared_bytes = 0;              // shared memory per block
   std::vector<tensor_descriptor> tensor_maps;  // tma.load / tma.store MAP operands

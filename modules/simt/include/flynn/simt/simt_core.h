@@ -238,7 +238,8 @@ class simt_core : public module, public no_dmi_initiator {
 
   stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
       idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
-      dwf_merged_, dwf_collisions_;
+      dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_;
+  unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
   std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles

@@ -49,6 +49,9 @@ std::unique_ptr<workload> load_vector_workload(const instance_lookup& modules, c
                                                const nlohmann::json& spec);
 std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd,
                                              const nlohmann::json& spec);
+// A SIMT core's workload given as nvcc-generated PTX ("ptx" in the workload).
+std::unique_ptr<workload> load_ptx_workload(const instance_lookup& modules, const scenario_doc& sd,
+                                            const nlohmann::json& spec);
 
 // A file named at `json_path`: relative to the scenario file it came from, or to the
 // current folder when it came from --set.

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,5 +37,11 @@ struct interp_result {
 // space, else the run stops with a fault; a faulting instruction has no effect.
 interp_result interpret(const kernel& k, const launch& l, std::vector<unsigned char>& global,
                         const interp_config& c);
+
+// The golden interpreters' report of a block whose threads wait at barriers (waiting: the
+// barrier's instruction -> the warps waiting there) while others have exited: "block B:
+// barrier deadlock: threads of warp 0 wait at WHERE but threads of warps 1, 2 have exited".
+std::string barrier_deadlock(unsigned block, const std::map<std::uint32_t, std::set<unsigned>>& waiting,
+                             const std::set<unsigned>& exited, const std::function<std::string(std::uint32_t)>& where);
 
 }  // namespace flynn::simt

@@ -1,0 +1,338 @@
+// The golden PTX interpreter: each thread on its own virtual registers, in 64-bit slots
+// truncated to each register's declared width.
+#include "flynn/platform/ptx_interp.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "flynn/common/bits.h"
+#include "flynn/common/format.h"
+
+namespace flynn::ptx {
+
+namespace {
+
+struct stop {
+  std::string reason;
+};
+
+enum class state : std::uint8_t { running, waiting, exited };
+
+struct thread {
+  std::vector<std::uint64_t> r;
+  std::uint32_t pc = 0;
+  std::uint32_t bar_pc = 0;
+  state st = state::running;
+};
+
+std::uint64_t mask_of(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
+std::int64_t sext(std::uint64_t v, unsigned bytes) {
+  const unsigned sh = 64 - 8 * bytes;
+  return static_cast<std::int64_t>(v << sh) >> sh;
+}
+float f32(std::uint64_t v) { return bits_to_float(static_cast<std::uint32_t>(v)); }
+std::uint64_t bits(float f) { return float_to_bits(f); }
+
+template <class T>
+bool compare(cmp c, T a, T b) {
+  switch (c) {
+    case cmp::eq: return a == b;
+    case cmp::ne: return a != b;
+    case cmp::lt: return a < b;
+    case cmp::le: return a <= b;
+    case cmp::gt: return a > b;
+    case cmp::ge: return a >= b;
+  }
+  return false;
+}
+
+class machine {
+ public:
+  machine(const module& m, const kernel& k, const simt::launch& l, std::vector<unsigned char>& global,
+          const simt::interp_config& c)
+      : m_(m), k_(k), l_(l), global_(global), c_(c) {
+    params_.resize(l.params.size() * 4);
+    for (std::size_t i = 0; i < l.params.size(); ++i) std::memcpy(&params_[i * 4], &l.params[i], 4);
+  }
+
+  simt::interp_result run() {
+    const auto g = l_.grid_dims(), b = l_.block_dims();
+    if (c_.warp_size == 0) return failed("invalid launch: warp size 0");
+    if (std::uint64_t(g[0]) * g[1] * g[2] != l_.grid || std::uint64_t(b[0]) * b[1] * b[2] != l_.block)
+      return failed("invalid launch: the grid and block extents do not multiply to grid and block");
+    for (unsigned blk = 0; blk < l_.grid && res_.ok; ++blk) run_block(blk);
+    return res_;
+  }
+
+ private:
+  simt::interp_result failed(const std::string& why) {
+    res_.ok = false;
+    res_.fault = why;
+    return res_;
+  }
+  std::string where(std::uint32_t pc) const {
+    if (pc >= k_.code.size()) return "the end of kernel " + k_.name;
+    return ptx::where(m_, k_, k_.code[pc]);
+  }
+  void run_block(unsigned b) {
+    std::vector<unsigned char> shared(static_cast<std::size_t>(l_.shared_bytes), 0);
+    shared_ = &shared;
+    block_ = b;
+    std::vector<thread> threads(l_.block);
+    for (auto& th : threads) th.r.assign(k_.regs.size(), 0);
+    for (;;) {
+      for (unsigned t = 0; t < l_.block; ++t) {
+        thread& th = threads[t];
+        if (th.st != state::running) continue;
+        if (!run_thread(t, th)) return;
+      }
+      std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
+      std::set<unsigned> exited;
+      for (unsigned t = 0; t < l_.block; ++t) {
+        const thread& th = threads[t];
+        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
+        else if (th.st == state::exited) exited.insert(t / c_.warp_size);
+      }
+      if (waiting.empty()) return;  // every thread exited: the block is done
+      if (!exited.empty()) {
+        failed(simt::barrier_deadlock(b, waiting, exited, [this](std::uint32_t pc) { return where(pc); }));
+        return;
+      }
+      for (auto& th : threads) th.st = state::running;  // the barrier releases
+    }
+  }
+
+  bool run_thread(unsigned t, thread& th) {
+    try {
+      while (th.st == state::running) {
+        if (th.pc >= k_.code.size()) {
+          th.st = state::exited;
+          break;
+        }
+        if (res_.thread_instructions >= c_.max_instructions)
+          throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) + " instructions"};
+        step(t, th);
+        ++res_.thread_instructions;
+      }
+    } catch (const stop& s) {
+      const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) + " at " + where(th.pc);
+      if (s.reason.rfind("runaway", 0) == 0) failed(s.reason + " (" + loc + ")");
+      else failed(loc + ": " + s.reason);
+      return false;
+    }
+    return true;
+  }
+
+  // Register values, truncated to (and sign-extended from) the register's width.
+  std::uint64_t get(const thread& th, const operand& o) const {
+    if (o.k == operand::kind::imm) return o.imm;
+    return th.r[o.reg];
+  }
+  void put(thread& th, const operand& o, std::uint64_t v) const {
+    th.r[o.reg] = v & mask_of(size_of(k_.regs[o.reg].type) ? size_of(k_.regs[o.reg].type) : 1);
+  }
+  bool pred(const thread& th, const operand& o) const { return (th.r[o.reg] & 1u) != (o.neg ? 1u : 0u); }
+
+  std::uint64_t special(sreg s, unsigned t) const {
+    const auto g = l_.grid_dims(), b = l_.block_dims();
+    const auto comp = [](std::uint64_t i, const std::array<unsigned, 3>& d, unsigned k) -> std::uint64_t {
+      return k == 0 ? i % d[0] : k == 1 ? (i / d[0]) % d[1] : i / (std::uint64_t(d[0]) * d[1]);
+    };
+    switch (s) {
+      case sreg::tid_x: return comp(t, b, 0);
+      case sreg::tid_y: return comp(t, b, 1);
+      case sreg::tid_z: return comp(t, b, 2);
+      case sreg::ntid_x: return b[0];
+      case sreg::ntid_y: return b[1];
+      case sreg::ntid_z: return b[2];
+      case sreg::ctaid_x: return comp(block_, g, 0);
+      case sreg::ctaid_y: return comp(block_, g, 1);
+      case sreg::ctaid_z: return comp(block_, g, 2);
+      case sreg::nctaid_x: return g[0];
+      case sreg::nctaid_y: return g[1];
+      case sreg::nctaid_z: return g[2];
+      case sreg::laneid: return t % c_.warp_size;
+      case sreg::warpid: return t / c_.warp_size;
+    }
+    return 0;
+  }
+
+  // The byte address of an address operand, checked against its space.
+  std::uint64_t address(const thread& th, const operand& a, space sp, unsigned width) {
+    std::uint64_t x = a.imm;
+    if (a.base_reg) x += th.r[a.reg];
+    else if (a.symbol >= 0) x += k_.shared[static_cast<std::size_t>(a.symbol)].offset;
+    const bool sh = sp == space::shared;
+    const char* name = sh ? "shared" : "global";
+    if (x % width) throw stop{std::string("misaligned ") + name + " address " + hex(x)};
+    const std::size_t size = (sh ? *shared_ : global_).size();
+    if (size < width || x > size - width) throw stop{std::string("out-of-range ") + name + " address " + hex(x)};
+    return x;
+  }
+
+  void step(unsigned t, thread& th) {
+    const instruction& in = k_.code[th.pc];
+    ++th.pc;
+    if (in.guard >= 0 && ((th.r[static_cast<std::size_t>(in.guard)] & 1u) != 0) == in.guard_neg) return;
+    const operand* o = in.ops.data();
+    const unsigned sz = size_of(in.type);
+    const std::uint64_t m = mask_of(sz ? sz : 1);
+    switch (in.op) {
+      case opcode::mov:
+        if (o[1].k == operand::kind::sreg) put(th, o[0], special(o[1].special, t));
+        else if (o[1].k == operand::kind::symbol) put(th, o[0], k_.shared[static_cast<std::size_t>(o[1].symbol)].offset);
+        else put(th, o[0], get(th, o[1]));
+        break;
+      case opcode::ld: {
+        std::uint64_t v = 0;
+        if (in.sp == space::param) {
+          const param& p = k_.params[static_cast<std::size_t>(o[1].symbol)];
+          const std::uint64_t at = p.offset + o[1].imm;
+          if (at + sz > params_.size())
+            throw stop{"parameter " + p.name + " not given (" + std::to_string(params_.size()) + " bytes of parameters)"};
+          std::memcpy(&v, &params_[at], sz);
+        } else {
+          const std::uint64_t a = address(th, o[1], in.sp, sz);
+          std::memcpy(&v, &(in.sp == space::shared ? *shared_ : global_)[a], sz);
+        }
+        if (is_signed(in.type) && sz < 8) v = static_cast<std::uint64_t>(sext(v, sz));
+        put(th, o[0], v);
+        break;
+      }
+      case opcode::st: {
+        const std::uint64_t a = address(th, o[0], in.sp, sz);
+        const std::uint64_t v = th.r[o[1].reg];
+        std::memcpy(&(in.sp == space::shared ? *shared_ : global_)[a], &v, sz);
+        break;
+      }
+      case opcode::cvta: put(th, o[0], th.r[o[1].reg]); break;
+      case opcode::add:
+      case opcode::sub: {
+        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
+        if (in.type == dtype::f32) put(th, o[0], bits(in.op == opcode::add ? f32(a) + f32(b) : f32(a) - f32(b)));
+        else put(th, o[0], (in.op == opcode::add ? a + b : a - b) & m);
+        break;
+      }
+      case opcode::min:
+      case opcode::max: {
+        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
+        const bool mn = in.op == opcode::min;
+        if (in.type == dtype::f32) put(th, o[0], bits(mn ? std::fmin(f32(a), f32(b)) : std::fmax(f32(a), f32(b))));
+        else {
+          const std::int64_t x = sext(a, 4), y = sext(b, 4);
+          put(th, o[0], static_cast<std::uint64_t>(mn ? std::min(x, y) : std::max(x, y)));
+        }
+        break;
+      }
+      case opcode::mul: {
+        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
+        switch (in.mode) {
+          case mul_mode::none: put(th, o[0], bits(f32(a) * f32(b))); break;
+          case mul_mode::lo: put(th, o[0], (a * b) & m); break;
+          case mul_mode::hi: put(th, o[0], static_cast<std::uint64_t>((sext(a, 4) * sext(b, 4)) >> 32)); break;
+          case mul_mode::wide:
+            if (is_signed(in.type)) put(th, o[0], static_cast<std::uint64_t>(sext(a & m, sz) * sext(b & m, sz)));
+            else put(th, o[0], (a & m) * (b & m));
+            break;
+        }
+        break;
+      }
+      case opcode::mad: put(th, o[0], (get(th, o[1]) * get(th, o[2]) + get(th, o[3])) & m); break;
+      case opcode::fma:
+        put(th, o[0], bits(std::fma(f32(get(th, o[1])), f32(get(th, o[2])), f32(get(th, o[3])))));
+        break;
+      case opcode::div:
+      case opcode::rem: {
+        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
+        if (in.type == dtype::f32) {
+          put(th, o[0], bits(f32(a) / f32(b)));
+          break;
+        }
+        // (PTX leaves x / 0 undefined; the core's ISA gives 0 for x / 0 and x for x % 0)
+        const std::int64_t x = sext(a, 4), y = sext(b, 4);
+        std::int64_t r;
+        if (in.op == opcode::div) r = y == 0 ? 0 : (x == INT32_MIN && y == -1) ? x : x / y;
+        else r = y == 0 ? x : (x == INT32_MIN && y == -1) ? 0 : x % y;
+        put(th, o[0], static_cast<std::uint64_t>(r) & m);
+        break;
+      }
+      case opcode::and_:
+      case opcode::or_:
+      case opcode::xor_:
+      case opcode::not_: {
+        const std::uint64_t a = get(th, o[1]), b = in.op == opcode::not_ ? 0 : get(th, o[2]);
+        std::uint64_t r = in.op == opcode::and_ ? a & b : in.op == opcode::or_ ? a | b : in.op == opcode::xor_ ? a ^ b : ~a;
+        put(th, o[0], in.type == dtype::pred ? (r & 1u) : r & m);
+        break;
+      }
+      case opcode::shl:
+      case opcode::shr: {
+        const std::uint64_t a = get(th, o[1]) & 0xffffffffu, b = get(th, o[2]) & 0xffffffffu;
+        // (PTX clamps shift amounts above the width; the core's ISA takes them mod 32)
+        const unsigned s = static_cast<unsigned>(b & 31);
+        std::uint64_t r;
+        if (in.op == opcode::shl) r = a << s;
+        else if (in.type == dtype::s32) r = static_cast<std::uint64_t>(sext(a, 4) >> s);
+        else r = a >> s;
+        put(th, o[0], r & 0xffffffffu);
+        break;
+      }
+      case opcode::setp: {
+        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
+        bool r;
+        if (in.type == dtype::f32) r = compare(in.cond, f32(a), f32(b));
+        else if (in.type == dtype::s32) r = compare(in.cond, sext(a, 4), sext(b, 4));
+        else r = compare(in.cond, a & 0xffffffffu, b & 0xffffffffu);
+        put(th, o[0], r ? 1 : 0);
+        break;
+      }
+      case opcode::selp: put(th, o[0], pred(th, o[3]) ? get(th, o[1]) : get(th, o[2])); break;
+      case opcode::cvt: {
+        const std::uint64_t a = th.r[o[1].reg];
+        if (size_of(in.type) == 8) put(th, o[0], is_signed(in.type2) ? static_cast<std::uint64_t>(sext(a, 4)) : a & 0xffffffffu);
+        else if (size_of(in.type2) == 8) put(th, o[0], a & 0xffffffffu);
+        else if (in.type == dtype::f32) put(th, o[0], bits(static_cast<float>(static_cast<std::int32_t>(a))));
+        else {  // cvt.rzi.s32.f32: truncate, saturate, NaN -> 0
+          const float f = f32(a);
+          std::int32_t r = 0;
+          if (std::isnan(f)) r = 0;
+          else if (f >= 2147483648.0f) r = INT32_MAX;
+          else if (f < -2147483648.0f) r = INT32_MIN;
+          else r = static_cast<std::int32_t>(f);
+          put(th, o[0], static_cast<std::uint32_t>(r));
+        }
+        break;
+      }
+      case opcode::bra: th.pc = in.target; break;
+      case opcode::bar:
+        th.st = state::waiting;
+        th.bar_pc = th.pc - 1;
+        break;
+      case opcode::ret:
+      case opcode::exit: th.st = state::exited; break;
+      case opcode::shfl:
+      case opcode::atom: throw stop{"instruction not supported by the interpreter"};
+    }
+  }
+
+  const module& m_;
+  const kernel& k_;
+  const simt::launch& l_;
+  std::vector<unsigned char>& global_;
+  const simt::interp_config& c_;
+  simt::interp_result res_;
+  std::vector<unsigned char> params_;
+  std::vector<unsigned char>* shared_ = nullptr;
+  unsigned block_ = 0;
+};
+
+}  // namespace
+
+simt::interp_result interpret(const module& m, const kernel& k, const simt::launch& l, std::vector<unsigned char>& global,
+                              const simt::interp_config& c) {
+  return machine(m, k, l, global, c).run();
+}
+
+}  // namespace flynn::ptx

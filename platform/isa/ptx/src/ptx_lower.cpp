@@ -1,0 +1,337 @@
+// Lowering of PTX kernels to the SIMT ISA: live ranges, register allocation, and one SIMT
+// instruction per PTX instruction.
+#include "flynn/platform/ptx_lower.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "flynn/platform/errors.h"
+
+namespace flynn::ptx {
+
+namespace {
+
+// The virtual registers an instruction reads and writes.
+struct usage {
+  std::vector<std::uint32_t> uses, defs;
+};
+
+usage usage_of(const instruction& in) {
+  usage u;
+  if (in.guard >= 0) u.uses.push_back(static_cast<std::uint32_t>(in.guard));
+  const bool has_dest = in.op != opcode::st && in.op != opcode::bra && in.op != opcode::bar && in.op != opcode::ret &&
+                        in.op != opcode::exit;
+  for (unsigned i = 0; i < in.nops; ++i) {
+    const operand& o = in.ops[i];
+    if (o.k == operand::kind::reg) (i == 0 && has_dest ? u.defs : u.uses).push_back(o.reg);
+    if (o.k == operand::kind::address && o.base_reg) u.uses.push_back(o.reg);
+  }
+  return u;
+}
+
+struct bitset {
+  std::vector<std::uint64_t> w;
+  explicit bitset(std::size_t n = 0) : w((n + 63) / 64, 0) {}
+  void set(std::size_t i) { w[i / 64] |= 1ull << (i % 64); }
+  void reset(std::size_t i) { w[i / 64] &= ~(1ull << (i % 64)); }
+  bool test(std::size_t i) const { return (w[i / 64] >> (i % 64)) & 1u; }
+  bool operator!=(const bitset& o) const { return w != o.w; }
+};
+
+[[noreturn]] void too_many(const kernel& k, const instruction& in, const std::string& what) {
+  throw input_error(k.file + ":" + std::to_string(in.line) + ": expected a kernel the core's registers can hold, found " +
+                    what + " live at once at '" + in.text + "' (kernel " + k.name + ")");
+}
+
+}  // namespace
+
+lowered lower(const module& m, const kernel& k) {
+  (void)m;
+  const std::size_t n = k.code.size(), nregs = k.regs.size();
+  lowered out;
+  out.code.name = k.name;
+  out.code.file = k.file;
+  // Liveness over the control-flow graph (a guarded write does not end a live range: the
+  // threads whose guard fails keep the old value).
+  std::vector<usage> use(n);
+  for (std::size_t i = 0; i < n; ++i) use[i] = usage_of(k.code[i]);
+  auto successors = [&](std::size_t i, std::size_t* s) {
+    const instruction& in = k.code[i];
+    unsigned c = 0;
+    const bool unguarded = in.guard < 0;
+    if (in.op == opcode::bra) s[c++] = in.target;
+    const bool ends = (in.op == opcode::bra || in.op == opcode::ret || in.op == opcode::exit) && unguarded;
+    if (!ends && i + 1 < n) s[c++] = i + 1;
+    return c;
+  };
+  std::vector<bitset> live_in(n, bitset(nregs));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t j = n; j-- > 0;) {
+      bitset out_set(nregs);
+      std::size_t s[2];
+      const unsigned c = successors(j, s);
+      for (unsigned x = 0; x < c; ++x)
+        if (s[x] < n)
+          for (std::size_t q = 0; q < out_set.w.size(); ++q) out_set.w[q] |= live_in[s[x]].w[q];
+      if (k.code[j].guard < 0)
+        for (auto d : use[j].defs) out_set.reset(d);
+      for (auto u : use[j].uses) out_set.set(u);
+      if (out_set != live_in[j]) {
+        live_in[j] = std::move(out_set);
+        changed = true;
+      }
+    }
+  }
+  // Live intervals [first, last] over the instruction order (conservative: a register is
+  // held from its first to its last point of life).
+  std::vector<std::int64_t> first(nregs, -1), last(nregs, -1);
+  auto touch = [&](std::size_t r, std::size_t i) {
+    if (first[r] < 0) first[r] = static_cast<std::int64_t>(i);
+    last[r] = std::max(last[r], static_cast<std::int64_t>(i));
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t r = 0; r < nregs; ++r)
+      if (live_in[i].test(r)) touch(r, i);
+    for (auto d : use[i].defs) touch(d, i);
+    for (auto u : use[i].uses) touch(u, i);
+  }
+  // Linear scan: lowest free register (pair) or predicate.
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t r = 0; r < nregs; ++r)
+    if (first[r] >= 0) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return first[a] < first[b]; });
+  out.placement.assign(nregs, -1);
+  std::vector<std::int64_t> gen_free_after(simt::num_registers, -1), pred_free_after(8, -1);  // busy through that index
+  for (std::uint32_t r : order) {
+    const dtype t = k.regs[r].type;
+    const std::int64_t s = first[r];
+    const instruction& at = k.code[static_cast<std::size_t>(s)];
+    if (t == dtype::pred) {
+      unsigned p = 0;
+      while (p < 8 && pred_free_after[p] >= s) ++p;
+      if (p == 8) too_many(k, at, "more than 8 predicates");
+      pred_free_after[p] = last[r];
+      out.placement[r] = static_cast<std::int32_t>(p);
+      out.predicates = std::max(out.predicates, p + 1);
+      continue;
+    }
+    const unsigned width = size_of(t) == 8 ? 2 : 1;
+    unsigned g = 0;
+    while (g + width <= simt::num_registers &&
+           !(gen_free_after[g] < s && (width == 1 || gen_free_after[g + 1] < s)))
+      g += width;  // (pairs at even registers)
+    if (g + width > simt::num_registers) too_many(k, at, "more than 256 32-bit registers");
+    for (unsigned x = 0; x < width; ++x) gen_free_after[g + x] = last[r];
+    out.placement[r] = static_cast<std::int32_t>(g);
+    out.registers = std::max(out.registers, g + width);
+  }
+
+  auto phys = [&](const operand& o) { return static_cast<std::uint8_t>(out.placement[o.reg]); };
+  for (const instruction& in : k.code) {
+    simt::instr s;
+    s.line = in.line;
+    s.text = in.text;
+    if (in.guard >= 0) {
+      s.guard = static_cast<std::uint8_t>(out.placement[static_cast<std::size_t>(in.guard)]);
+      s.guard_neg = in.guard_neg;
+    }
+    const operand* o = in.ops.data();
+    auto b_operand = [&](const operand& b) {  // second source: register or immediate
+      if (b.k == operand::kind::imm) {
+        s.b_imm = true;
+        s.imm = static_cast<std::int64_t>(b.imm);
+      } else {
+        s.rb = phys(b);
+      }
+    };
+    const bool wide = size_of(in.type) == 8;
+    const bool f32 = in.type == dtype::f32;
+    switch (in.op) {
+      case opcode::mov:
+        if (in.type == dtype::pred) {  // p <- a, as a | a
+          s.code = simt::op::plogic;
+          s.rd = phys(o[0]);
+          s.ra = s.rb = phys(o[1]);
+          s.imm = 1;
+          break;
+        }
+        s.code = wide ? simt::op::mov64 : simt::op::mov;
+        s.rd = phys(o[0]);
+        if (o[1].k == operand::kind::reg) {
+          s.ra = phys(o[1]);
+        } else if (o[1].k == operand::kind::imm) {
+          s.b_imm = true;
+          s.imm = static_cast<std::int64_t>(o[1].imm);
+        } else if (o[1].k == operand::kind::symbol) {  // a shared variable's address
+          s.b_imm = true;
+          s.imm = static_cast<std::int64_t>(k.shared[static_cast<std::size_t>(o[1].symbol)].offset);
+        } else {
+          static const simt::special map[] = {
+              simt::special::tid,    simt::special::tid_y,    simt::special::tid_z,    simt::special::ntid,
+              simt::special::ntid_y, simt::special::ntid_z,   simt::special::ctaid,    simt::special::ctaid_y,
+              simt::special::ctaid_z, simt::special::nctaid,  simt::special::nctaid_y, simt::special::nctaid_z,
+              simt::special::laneid, simt::special::warpid};
+          s.sreg = map[static_cast<unsigned>(o[1].special)];
+        }
+        break;
+      case opcode::ld:
+      case opcode::st: {
+        const operand& data = in.op == opcode::ld ? o[0] : o[1];
+        const operand& a = in.op == opcode::ld ? o[1] : o[0];
+        if (in.sp == space::param) {
+          const param& p = k.params[static_cast<std::size_t>(a.symbol)];
+          const std::uint64_t byte = p.offset + a.imm;
+          if (byte % 4 || (size_of(in.type) != 4 && size_of(in.type) != 8))
+            throw input_error(k.file + ":" + std::to_string(in.line) +
+                              ": expected a 32- or 64-bit parameter read at a multiple of 4 bytes, found '" + in.text + "'");
+          s.code = simt::op::ldparam;
+          s.rd = phys(data);
+          s.imm = static_cast<std::int64_t>(byte / 4);
+          s.width = static_cast<std::uint8_t>(size_of(in.type));
+          break;
+        }
+        s.code = in.op == opcode::ld ? simt::op::ld : simt::op::st;
+        s.sp = in.sp == space::shared ? simt::space::shared : simt::space::global;
+        s.width = static_cast<std::uint8_t>(size_of(in.type));
+        s.sign = is_signed(in.type) && size_of(in.type) < 4;
+        (in.op == opcode::ld ? s.rd : s.rb) = phys(data);
+        std::int64_t offset = static_cast<std::int64_t>(a.imm);
+        if (a.base_reg) {
+          s.ra = phys(a);
+          s.addr64 = size_of(k.regs[a.reg].type) == 8;
+        } else {
+          s.abs_addr = true;
+          if (a.symbol >= 0) offset += static_cast<std::int64_t>(k.shared[static_cast<std::size_t>(a.symbol)].offset);
+        }
+        s.imm = offset;
+        break;
+      }
+      case opcode::cvta:  // Flynn's generic addresses are the global memory's
+        s.code = simt::op::mov64;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        break;
+      case opcode::add:
+        s.code = f32 ? simt::op::fadd : wide ? simt::op::add64 : simt::op::add;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::sub:
+        s.code = f32 ? simt::op::fsub : simt::op::sub;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::min:
+      case opcode::max:
+        s.code = in.op == opcode::min ? (f32 ? simt::op::fmin : simt::op::min) : (f32 ? simt::op::fmax : simt::op::max);
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::mul:
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        switch (in.mode) {
+          case mul_mode::none: s.code = simt::op::fmul; break;
+          case mul_mode::lo: s.code = simt::op::mul; break;
+          case mul_mode::hi: s.code = simt::op::mulhi; break;
+          case mul_mode::wide:
+            s.code = simt::op::mul_wide;
+            s.ty = in.type == dtype::s32   ? simt::type::s32
+                   : in.type == dtype::u32 ? simt::type::u32
+                   : in.type == dtype::s16 ? simt::type::s16
+                                           : simt::type::u16;
+            break;
+        }
+        break;
+      case opcode::mad:
+      case opcode::fma:
+        s.code = in.op == opcode::mad ? simt::op::mad : simt::op::ffma;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        s.rc = phys(o[3]);
+        break;
+      case opcode::div:
+      case opcode::rem:
+        s.code = in.op == opcode::rem ? simt::op::rem : f32 ? simt::op::fdiv : simt::op::div;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::and_:
+      case opcode::or_:
+      case opcode::xor_:
+      case opcode::not_:
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        if (in.type == dtype::pred) {
+          s.code = simt::op::plogic;
+          s.imm = in.op == opcode::and_ ? 0 : in.op == opcode::or_ ? 1 : in.op == opcode::xor_ ? 2 : 3;
+          if (in.op != opcode::not_) s.rb = phys(o[2]);
+        } else {
+          s.code = in.op == opcode::and_  ? simt::op::and_
+                   : in.op == opcode::or_ ? simt::op::or_
+                   : in.op == opcode::xor_ ? simt::op::xor_
+                                           : simt::op::not_;
+          if (in.op != opcode::not_) b_operand(o[2]);
+        }
+        break;
+      case opcode::shl:
+      case opcode::shr:
+        s.code = in.op == opcode::shl ? simt::op::shl : in.type == dtype::s32 ? simt::op::sra : simt::op::shr;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::setp:
+        s.code = simt::op::setp;
+        s.cond = static_cast<simt::cmp>(in.cond);
+        s.ty = in.type == dtype::f32 ? simt::type::f32 : in.type == dtype::s32 ? simt::type::s32 : simt::type::u32;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        break;
+      case opcode::selp:
+        s.code = simt::op::selp;
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        s.rc = phys(o[3]);
+        break;
+      case opcode::cvt:
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        if (size_of(in.type) == 8) {
+          s.code = simt::op::cvt64;
+          s.ty = is_signed(in.type2) ? simt::type::s32 : simt::type::u32;
+        } else if (size_of(in.type2) == 8) {
+          s.code = simt::op::mov;  // the low word
+        } else if (in.type == dtype::f32) {
+          s.code = simt::op::cvt_f_s;
+        } else {
+          s.code = simt::op::cvt_s_f;
+        }
+        break;
+      case opcode::bra:
+        s.code = simt::op::bra;
+        s.target = in.target;
+        break;
+      case opcode::bar: s.code = simt::op::bar; break;
+      case opcode::ret:
+      case opcode::exit: s.code = simt::op::exit; break;
+      case opcode::shfl:
+      case opcode::atom:
+        throw input_error(k.file + ":" + std::to_string(in.line) + ": expected an instruction the lowering supports, found '" +
+                          in.text + "'");
+    }
+    out.code.code.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace flynn::ptx
