@@ -25,39 +25,8 @@ CAL="$SRC/scenarios/gmma/calibration_h100_sm.json"
 fail=0
 n=0
 
-# run TAG SCENARIO ARGS...: runs, fails the test unless it exits 0.
-run() {
-  local tag="$1" sc="$2"
-  shift 2
-  if ! "$FLYNN" run "$sc" "$@" --quiet --outdir "$WORK/$tag" >"$WORK/$tag.log" 2>&1; then
-    echo "FAIL $tag: the run failed: $(head -c 400 "$WORK/$tag.log")"
-    fail=1
-  fi
-}
-# stat TAG PATH: a value of stats.json ("cycles" or "top.gmma.mma_interval").
-stat() {
-  python3 - "$WORK/$1/stats.json" "$2" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))
-p = sys.argv[2]
-if p in s:
-    print(s[p])
-else:
-    inst, key = p.rsplit(".", 1)
-    print(s["modules"][inst][key])
-EOF
-}
-# check DESCRIPTION PYTHON-EXPRESSION: the expression (over the numbers substituted in it)
-# must hold.
-check() {
-  n=$((n + 1))
-  if python3 -c "import sys; sys.exit(0 if ($2) else 1)"; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: $2"
-    fail=1
-  fi
-}
+. "$(dirname "$0")/sensitivity_lib.sh"
+
 
 # 1. Latency behind the ring.
 run lat100 "$GEMM" --set modules.gmem.latency=100

@@ -115,7 +115,7 @@ TEST_CASE("isa: classification and mnemonics") {
   for (unsigned i = 0; i < static_cast<unsigned>(op::count_); ++i) {
     const op o = static_cast<op>(i);
     INFO(mnemonic(o));
-    CHECK(is_memory(o) == (o == op::ld || o == op::st));
+    CHECK(is_memory(o) == (o == op::ld || o == op::st || o == op::atom));
     CHECK(is_sfu(o) == (o == op::fdiv || o == op::fsqrt));
   }
 }

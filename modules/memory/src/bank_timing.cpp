@@ -8,6 +8,8 @@
 #include "banked_memory_ports.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
+#include "flynn/tlm/atomic_extension.h"
+#include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/wavefront_extension.h"
 
 namespace flynn {
@@ -37,6 +39,23 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
   if (len == 0 || gp.get_data_ptr() == nullptr) {
     gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return false;
+  }
+  // An atomic request: a read whose lanes name 4-byte elements, each inside one word.
+  if (gp.get_extension<atomic_extension>()) {
+    const auto* lx = gp.get_extension<lanes_extension>();
+    if (ps.kind != port_kind::shared) {  // it reads and writes: a one-way port refuses it
+      gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+      return false;
+    }
+    if (cmd != tlm::TLM_READ_COMMAND || !lx || lx->lane_bytes != 4 || p_.word_bytes < 4) {
+      gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return false;
+    }
+    for (unsigned l = 0; l < lx->lanes && l < lanes_extension::max_lanes; ++l)
+      if (lx->active(l) && lx->address[l] % 4) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+      }
   }
   if (const auto* lx = gp.get_extension<lanes_extension>()) {
     if (lx->lanes == 0 || lx->lanes > lanes_extension::max_lanes || lx->lane_bytes == 0 ||
@@ -404,6 +423,44 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
     }
   };
   std::uint64_t moved = 0;
+  if (auto* ax = gp.get_extension<atomic_extension>()) {  // (admit checked it: lanes of 4-byte elements)
+    // Each lane's element is read, modified and written at the cycle of the wavefront that
+    // carries its word; the old element goes back in the lane's place.
+    ax->acknowledged = true;
+    lanes_extension& lx = *gp.get_extension<lanes_extension>();
+    for (unsigned l = 0; l < lx.lanes; ++l) {
+      if (!lx.active(l)) continue;
+      const std::uint64_t a = lx.address[l], w = word_.quotient(a);
+      unsigned char* b = d + std::size_t(l) * 4;
+      std::uint32_t old = 0;
+      const std::uint32_t operand = ax->operand[l];
+      std::uint64_t when = now;
+      if (!in_order) {
+        when = 0;
+        if (one_wavefront_) {
+          when = passes_[0];
+        } else if (!word_when_.empty()) {
+          const auto it = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
+          if (it != word_when_.cend() && it->first == w) when = it->second;
+        }
+      }
+      std::memcpy(&old, &data_[a], 4);
+      if (!in_order && !pending_.empty() && pending_.first(w) != pending_.none)
+        overlay(w, when, a, a + 4, reinterpret_cast<unsigned char*>(&old));
+      const std::uint32_t now_value = ax->apply(old, operand);
+      std::memcpy(b, &old, 4);
+      if (in_order) std::memcpy(&data_[a], &now_value, 4);
+      else write_word(w, when, a, a + 4, reinterpret_cast<const unsigned char*>(&now_value), port, now);
+      ++atomics_;
+      moved += 4;
+    }
+    lx.acknowledged = true;
+    ++reads_;  // (a read that also writes: counted once, as a read, its bytes both ways)
+    bytes_read_ += moved;
+    bytes_written_ += moved;
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   if (auto* lx = gp.get_extension<lanes_extension>(); lx && in_order && range_.second != 0) {
     // The active lanes are one run at consecutive addresses (reserve found): one block.
     lx->acknowledged = true;  // the lanes were honoured (initiators check this)

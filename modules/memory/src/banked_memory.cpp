@@ -124,6 +124,8 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   stats_.add("writes", writes_, "requests", "write requests served");
   stats_.add("bytes_read", bytes_read_, "B", "bytes read");
   stats_.add("bytes_written", bytes_written_, "B", "bytes written");
+  stats_.add("atomic_operations", atomics_, "elements",
+             "elements read, modified and written by atomic requests (one per lane)");
   stats_.add("word_accesses", word_accesses_, "words", "bank word accesses (lanes reading one word share it)");
   stats_.add("wavefronts", wavefronts_, "wavefronts",
              "bank passes issued; a request needs as many as the most words it has in one bank");

@@ -8,6 +8,7 @@
 #include "core_state.h"
 #include "lane_alu.h"
 #include "flynn/common/bits.h"
+#include "flynn/common/format.h"
 #include "flynn/simt/simt_core.h"
 
 namespace flynn {
@@ -179,6 +180,51 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
                      ? static_cast<std::uint32_t>(std::int32_t(std::int16_t(a[l])) * std::int32_t(std::int16_t(b[l])))
                      : (a[l] & 0xffffu) * (b[l] & 0xffffu);
         write_row(w.row(in.rd), v, lanes);
+      }
+      break;
+    }
+    case op::shfl: {
+      // Every executing lane names itself in its membermask, and every lane a membermask
+      // names executes the shfl too (one that diverged or is guarded off would never arrive);
+      // each lane reads the value of a lane that executes it.
+      std::uint32_t imm_b[row_lanes], c_row[row_lanes], e_row[row_lanes];
+      const std::uint32_t* a = w.row(in.ra);
+      const std::uint32_t* b = source_b(w, in, imm_b);
+      if (in.c_imm) std::fill_n(c_row, row_lanes, in.imm_b);
+      else std::copy_n(w.row(in.rc), row_lanes, c_row);
+      if (in.e_imm) std::fill_n(e_row, row_lanes, in.imm_e);
+      else std::copy_n(w.row(in.re), row_lanes, e_row);
+      const std::uint32_t present = first_lanes(w.threads) & ~w.exited;
+      std::uint32_t named = 0, in_range = 0;
+      for (std::uint32_t m = lanes; m; m &= m - 1) {
+        const auto l = static_cast<unsigned>(__builtin_ctz(m));
+        if (!(e_row[l] & lane_bit[l])) {
+          set_fault(w, l, "lane " + std::to_string(l) + " executes shfl.sync but is not in its membermask " + hex(e_row[l]));
+          return 0;
+        }
+        named |= e_row[l];
+      }
+      if (const std::uint32_t missing = named & present & ~lanes) {
+        set_fault(w, static_cast<unsigned>(__builtin_ctz(lanes)),
+                  "shfl.sync names lanes " + hex(missing) + " in its membermask that do not execute it (diverged or guarded off)");
+        return 0;
+      }
+      for (std::uint32_t m = lanes; m; m &= m - 1) {
+        const auto l = static_cast<unsigned>(__builtin_ctz(m));
+        bool ok = false;
+        const unsigned j = simt::shuffle_source(static_cast<simt::shuffle_mode>(in.sub), l, b[l], c_row[l], ok);
+        if (!(lanes & lane_bit[j])) {
+          set_fault(w, l, "shfl.sync: lane " + std::to_string(l) + " reads lane " + std::to_string(j) +
+                              ", which does not execute it");
+          return 0;
+        }
+        v[l] = a[j];
+        if (ok) in_range |= lane_bit[l];
+      }
+      write_row(w.row(in.rd), v, lanes);
+      if (in.pd != simt::no_pred) {
+        std::uint32_t& pm = w.p[in.pd & 7u];
+        pm = (pm & ~lanes) | (in_range & lanes);
       }
       break;
     }

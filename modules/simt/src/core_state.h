@@ -13,6 +13,7 @@
 
 #include "flynn/simt/isa.h"
 #include "flynn/sync/tx_barrier.h"
+#include "flynn/tlm/atomic_extension.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/response_bound_extension.h"
 
@@ -129,6 +130,7 @@ struct memory_request {
   std::vector<unsigned> lanes;   // the lanes in the request's data, in order
   bool plain = false;            // a plain burst (lanes in order at consecutive addresses) ...
   lanes_extension ext;           // ... else each lane's address, attached to the payload
+  atomic_extension ax;           // an atomic's operation, attached to the payload
   request_tag tag;
   std::uint64_t due = 0;           // the cycle it is sent for (it reaches the memory then or later)
   std::uint64_t use = 0;           // which use of the record this is

@@ -67,6 +67,16 @@ reg_set reads(const instr& in, unsigned tma_rank) {
     case op::ld:
       if (!in.abs_addr) s.add(in.ra, in.addr64 ? 2 : 1);
       break;
+    case op::atom:
+      if (!in.abs_addr) s.add(in.ra, in.addr64 ? 2 : 1);
+      source_b();  // (an immediate operand is imm_b: imm is the address offset)
+      break;
+    case op::shfl:
+      s.add(in.ra);
+      source_b();
+      if (!in.c_imm) s.add(in.rc);
+      if (!in.e_imm) s.add(in.re);
+      break;
     case op::st:
       if (!in.abs_addr) s.add(in.ra, in.addr64 ? 2 : 1);
       s.add(in.rb, data_registers(in));
@@ -107,6 +117,11 @@ reg_set writes(const instr& in) {
   switch (in.code) {
     case op::setp: case op::plogic: s.add_pred(in.rd); break;
     case op::ld: s.add(in.rd, data_registers(in)); break;
+    case op::atom: s.add(in.rd); break;
+    case op::shfl:
+      s.add(in.rd);
+      if (in.pd != no_pred) s.add_pred(in.pd);
+      break;
     case op::ldparam: s.add(in.rd, in.width == 8 ? 2 : 1); break;
     case op::mov64: case op::add64: case op::cvt64: s.add(in.rd, 2); break;
     case op::mul_wide: s.add(in.rd, in.ty == type::s32 || in.ty == type::u32 ? 2 : 1); break;
@@ -177,6 +192,8 @@ const char* mnemonic(op o) {
     case op::mul_wide: return "mul.wide";
     case op::cvt64: return "cvt64";
     case op::plogic: return "plogic";
+    case op::atom: return "atom";
+    case op::shfl: return "shfl";
     case op::count_: break;
   }
   return "?";

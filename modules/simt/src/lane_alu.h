@@ -67,6 +67,22 @@ bool lane_compare(cmp c, type t, std::uint32_t a, std::uint32_t b);
 // The comparison for 32 lanes at once: bit l of the result is lane l's (a[l] vs b[l]).
 std::uint32_t compare_lanes(cmp c, type t, const std::uint32_t* a, const std::uint32_t* b);
 
+// shfl: the lane whose value lane `lane` takes (PTX shfl.sync: b the lane offset or index, c
+// the clamp in bits 0..4 and the segment mask in bits 8..12); `in_range` false when the
+// source is outside the lane's segment, and then the lane keeps its own value.
+inline unsigned shuffle_source(shuffle_mode m, unsigned lane, std::uint32_t b, std::uint32_t c, bool& in_range) {
+  const int bval = static_cast<int>(b & 31), cval = static_cast<int>(c & 31), seg = static_cast<int>((c >> 8) & 31);
+  const int l = static_cast<int>(lane), max_lane = (l & seg) | (cval & ~seg), min_lane = l & seg;
+  int j = l;
+  switch (m) {
+    case shuffle_mode::up: j = l - bval; in_range = j >= max_lane; break;
+    case shuffle_mode::down: j = l + bval; in_range = j <= max_lane; break;
+    case shuffle_mode::bfly: j = l ^ bval; in_range = j <= max_lane; break;
+    case shuffle_mode::idx: j = min_lane | (bval & ~seg); in_range = j <= max_lane; break;
+  }
+  return in_range ? static_cast<unsigned>(j) : lane;
+}
+
 // Which pipeline executes an ALU-class instruction.
 enum class pipeline { alu, multiplier, sfu };
 pipeline pipeline_of(op code);

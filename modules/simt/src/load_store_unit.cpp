@@ -28,6 +28,7 @@ using simt::op;
 std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
                                         std::uint64_t occupancy) {
   const bool store = in.code == op::st;
+  const bool atomic = in.code == op::atom;  // a write of operands that brings back old elements
   const unsigned words = in.width / 4;
   const std::uint32_t active = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
   if (!active) return t + p_.lat_alu;
@@ -88,7 +89,34 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   }
   // Group lanes into requests: by segment for global, all together for shared.
   simt::lane_groups& groups = *lsu_groups_;
-  if (in.sp == simt::space::global) {
+  if (atomic) {
+    // Atomics: lanes naming distinct elements go together; the k-th lane to name an element
+    // goes in the k-th request, so that the memory applies them one after the other.
+    groups.lanes.clear();
+    groups.begin.assign({0});
+    groups.stride = 0;
+    std::vector<unsigned>& left = lsu_pending_;
+    left = lanes;
+    while (!left.empty()) {
+      std::vector<unsigned> next;
+      for (const unsigned l : left) {
+        bool repeated = false;
+        for (std::size_t i = groups.begin.back(); i < groups.lanes.size() && !repeated; ++i)
+          repeated = addr[groups.lanes[i]] == addr[l];
+        if (repeated) next.push_back(l);
+        else groups.lanes.push_back(l);
+      }
+      groups.begin.push_back(groups.lanes.size());
+      left.swap(next);
+    }
+    if (in.sp == simt::space::global) {
+      ++global_requests_;
+      global_transactions_ += groups.size();
+      sched_->long_latency(w.slot);
+    } else {
+      ++shared_requests_;
+    }
+  } else if (in.sp == simt::space::global) {
     simt::coalesce(lanes, addr, segment_, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
@@ -140,8 +168,8 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     // Lanes in order at consecutive addresses (the usual coalesced access) make one plain
     // burst of n * width bytes: the same words as the lanes would name. Any other group
     // names each lane's address in a lanes extension.
-    rq.plain = groups.stride == in.width;
-    if (!rq.plain && ls[n - 1] - ls[0] == n - 1) {
+    rq.plain = !atomic && groups.stride == in.width;
+    if (!rq.plain && !atomic && ls[n - 1] - ls[0] == n - 1) {
       const std::uint64_t* a = &addr[ls[0]];
       std::uint64_t off = 0;
       for (std::size_t k = 1; k < n; ++k) off |= (a[k] - a[k - 1]) ^ in.width;  // (addresses below 2^32)
@@ -150,11 +178,12 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     // A store's data of lane `lane` at element k: its registers, or for a narrow access the
     // low bytes of one.
     const auto put = [&](std::size_t k, unsigned lane) {
-      if (in.width < 4) std::memcpy(&buf[k * in.width], &w.reg(lane, in.rb), in.width);
+      if (atomic) rq.ax.operand[k] = in.b_imm ? in.imm_b : w.reg(lane, in.rb);  // (in the extension)
+      else if (in.width < 4) std::memcpy(&buf[k * in.width], &w.reg(lane, in.rb), in.width);
       else
         for (unsigned wd = 0; wd < words; ++wd) std::memcpy(&buf[k * in.width + wd * 4], &w.reg(lane, in.rb + wd), 4);
     };
-    if (rq.plain) {
+    if (rq.plain) {  // (never an atomic)
       if (store && in.width == 4) std::memcpy(buf, &w.reg(ls[0], in.rb), n * 4);
       else if (store)
         for (std::size_t k = 0; k < n; ++k) put(k, ls[k]);
@@ -164,9 +193,10 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       ext.lanes = static_cast<unsigned>(n);
       ext.lane_bytes = in.width;
       ext.active_mask = first_lanes(ext.lanes);
+      if (atomic) rq.ax = atomic_extension{};
       for (std::size_t k = 0; k < n; ++k) {
         ext.address[k] = base + addr[ls[k]];
-        if (store) put(k, ls[k]);
+        if (store || atomic) put(k, ls[k]);
       }
     }
     gp->set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -177,6 +207,13 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     gp->set_byte_enable_ptr(nullptr);
     gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     if (!rq.plain) gp->set_extension(&rq.ext);
+    if (atomic) {
+      rq.ax.op = static_cast<atomic_extension::operation>(in.sub);
+      rq.ax.type = in.ty == simt::type::f32 ? atomic_extension::element::f32
+                   : in.ty == simt::type::s32 ? atomic_extension::element::s32
+                                              : atomic_extension::element::u32;
+      gp->set_extension(&rq.ax);
+    }
     gp->set_extension(&rq.tag);
     gp->set_extension(&rq.bound);
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
@@ -239,6 +276,8 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     why = gp->get_response_string();
   else if (!rq.plain && !rq.ext.acknowledged)  // a target that moved data_length bytes from one address
     why = "the memory ignored the lanes extension (the load/store unit needs a lanes-aware memory such as banked_memory)";
+  else if (in.code == op::atom && !rq.ax.acknowledged)  // a target that wrote the operands
+    why = "the memory ignored the atomic extension (atomics need a memory that applies them, such as banked_memory)";
   if (!why.empty() && (mo.failure.empty() || rq.group < mo.failed_group)) {  // the first failing group's
     const bool sh = in.sp == simt::space::shared;
     mo.failed_group = rq.group;
@@ -268,6 +307,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   }
   const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);
+  if (gp->get_extension<atomic_extension>() == &rq.ax) gp->clear_extension(&rq.ax);
   gp->clear_extension(&rq.tag);
   gp->clear_extension(&rq.bound);
   gp->release();
@@ -282,7 +322,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
     if (!mo.failure.empty()) {
       set_fault(mo.block, mo.warp_index, mo.failed_lane, mo.pc, mo.failure);
     } else {
-      if (!store) {
+      if (!store && in.code != op::atom) {
         auto& [n, sum] = in.sp == simt::space::shared ? shared_load_latency_ : global_load_latency_;
         ++n;
         sum += done - mo.issued;

@@ -143,6 +143,7 @@ simt_core::~simt_core() {
   for (auto& rq : requests_) {
     if (!rq->gp) continue;
     if (rq->gp->get_extension<lanes_extension>() == &rq->ext) rq->gp->clear_extension(&rq->ext);
+    if (rq->gp->get_extension<atomic_extension>() == &rq->ax) rq->gp->clear_extension(&rq->ax);
     if (rq->gp->get_extension<simt::request_tag>() == &rq->tag) rq->gp->clear_extension(&rq->tag);
   }
 }
@@ -332,6 +333,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     }
     case op::ld:
     case op::st:
+    case op::atom:
       // The completion is learnt when the memory responds (unknown_cycle until then): the
       // scoreboard entries below hold unknown_cycle, and complete_memory fills them in.
       done = execute_memory(w, in, mask, t, occupancy);

@@ -18,7 +18,7 @@ struct stop {
   std::string reason;
 };
 
-enum class state : std::uint8_t { running, waiting, exited };
+enum class state : std::uint8_t { running, waiting, blocked, exited };  // waiting: at bar.sync; blocked: at shfl.sync
 
 struct thread {
   std::vector<std::uint64_t> r;
@@ -81,27 +81,46 @@ class machine {
     shared_ = &shared;
     block_ = b;
     std::vector<thread> threads(l_.block);
+    threads_ = &threads;
+    shuffles_.clear();
     for (auto& th : threads) th.r.assign(k_.regs.size(), 0);
     for (;;) {
+      bool progress = false;
       for (unsigned t = 0; t < l_.block; ++t) {
         thread& th = threads[t];
-        if (th.st != state::running) continue;
+        if (th.st != state::running && th.st != state::blocked) continue;
+        th.st = state::running;
+        const std::uint64_t before = res_.thread_instructions;
         if (!run_thread(t, th)) return;
+        progress = progress || res_.thread_instructions != before;
       }
+      if (progress) continue;
       std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
       std::set<unsigned> exited;
+      std::string blocked;
       for (unsigned t = 0; t < l_.block; ++t) {
         const thread& th = threads[t];
         if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
         else if (th.st == state::exited) exited.insert(t / c_.warp_size);
+        else if (blocked.empty())
+          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc) + " for threads of its warp that never arrive";
       }
-      if (waiting.empty()) return;  // every thread exited: the block is done
+      if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
+      if (!blocked.empty()) {
+        failed("block " + std::to_string(b) + ": deadlock: " + blocked);
+        return;
+      }
       if (!exited.empty()) {
         failed(simt::barrier_deadlock(b, waiting, exited, [this](std::uint32_t pc) { return where(pc); }));
         return;
       }
       for (auto& th : threads) th.st = state::running;  // the barrier releases
     }
+  }
+
+  std::uint32_t present_lanes(unsigned w) const {
+    return simt::shuffle_exchange::present(w, c_.warp_size, threads_->size(),
+                                           [this](std::size_t t) { return (*threads_)[t].st == state::exited; });
   }
 
   bool run_thread(unsigned t, thread& th) {
@@ -113,7 +132,7 @@ class machine {
         }
         if (res_.thread_instructions >= c_.max_instructions)
           throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) + " instructions"};
-        step(t, th);
+        if (!step(t, th)) break;  // blocked at shfl.sync: not executed yet
         ++res_.thread_instructions;
       }
     } catch (const stop& s) {
@@ -172,10 +191,16 @@ class machine {
     return x;
   }
 
-  void step(unsigned t, thread& th) {
+  // Executes the instruction at th.pc; false (nothing done) when it waits at shfl.sync for
+  // the other threads of its warp.
+  bool step(unsigned t, thread& th) {
     const instruction& in = k_.code[th.pc];
+    if (in.guard >= 0 && ((th.r[static_cast<std::size_t>(in.guard)] & 1u) != 0) == in.guard_neg) {
+      ++th.pc;
+      return true;
+    }
+    if (in.op == opcode::shfl) return shuffle(t, th, in);
     ++th.pc;
-    if (in.guard >= 0 && ((th.r[static_cast<std::size_t>(in.guard)] & 1u) != 0) == in.guard_neg) return;
     const operand* o = in.ops.data();
     const unsigned sz = size_of(in.type);
     const std::uint64_t m = mask_of(sz ? sz : 1);
@@ -312,9 +337,52 @@ class machine {
         break;
       case opcode::ret:
       case opcode::exit: th.st = state::exited; break;
-      case opcode::shfl:
-      case opcode::atom: throw stop{"instruction not supported by the interpreter"};
+      case opcode::atom: {
+        const std::uint64_t a = address(th, o[1], in.sp, 4);
+        auto& mem = in.sp == space::shared ? *shared_ : global_;
+        std::uint32_t old = 0, v = static_cast<std::uint32_t>(get(th, o[2]));
+        std::memcpy(&old, &mem[a], 4);
+        switch (in.atom) {
+          case atom_op::add: v = in.type == dtype::f32 ? static_cast<std::uint32_t>(bits(f32(old) + f32(v))) : old + v; break;
+          case atom_op::min:
+            v = in.type == dtype::s32 ? (static_cast<std::int32_t>(v) < static_cast<std::int32_t>(old) ? v : old) : std::min(v, old);
+            break;
+          case atom_op::max:
+            v = in.type == dtype::s32 ? (static_cast<std::int32_t>(v) > static_cast<std::int32_t>(old) ? v : old) : std::max(v, old);
+            break;
+          case atom_op::exch: break;
+        }
+        std::memcpy(&mem[a], &v, 4);
+        put(th, o[0], old);
+        break;
+      }
+      case opcode::shfl: break;  // (shuffle)
     }
+    return true;
+  }
+
+  bool shuffle(unsigned t, thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    const unsigned w = t / c_.warp_size, lane = t % c_.warp_size;
+    simt::shuffle_exchange::result res;
+    if (!shuffles_.take(w, lane, res)) {
+      simt::shuffle_exchange::arrival av;
+      av.mode = static_cast<simt::shuffle_mode>(in.shfl);
+      av.value = static_cast<std::uint32_t>(get(th, o[1]));
+      av.b = static_cast<std::uint32_t>(get(th, o[2]));
+      av.c = static_cast<std::uint32_t>(get(th, o[3]));
+      av.mask = static_cast<std::uint32_t>(get(th, o[4]));
+      const std::string err = shuffles_.arrive(w, lane, th.pc, av, present_lanes(w));
+      if (!err.empty()) throw stop{err};
+      if (!shuffles_.take(w, lane, res)) {
+        th.st = state::blocked;
+        return false;
+      }
+    }
+    put(th, o[0], res.value);
+    if (in.nops > 5 && o[5].k == operand::kind::reg) put(th, o[5], res.in_range ? 1 : 0);
+    ++th.pc;
+    return true;
   }
 
   const module& m_;
@@ -326,6 +394,8 @@ class machine {
   std::vector<unsigned char> params_;
   std::vector<unsigned char>* shared_ = nullptr;
   unsigned block_ = 0;
+  std::vector<thread>* threads_ = nullptr;
+  simt::shuffle_exchange shuffles_;
 };
 
 }  // namespace

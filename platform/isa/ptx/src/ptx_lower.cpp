@@ -23,7 +23,8 @@ usage usage_of(const instruction& in) {
                         in.op != opcode::exit;
   for (unsigned i = 0; i < in.nops; ++i) {
     const operand& o = in.ops[i];
-    if (o.k == operand::kind::reg) (i == 0 && has_dest ? u.defs : u.uses).push_back(o.reg);
+    const bool def = (i == 0 && has_dest) || (in.op == opcode::shfl && i == 5);  // (shfl's d|p)
+    if (o.k == operand::kind::reg) (def ? u.defs : u.uses).push_back(o.reg);
     if (o.k == operand::kind::address && o.base_reg) u.uses.push_back(o.reg);
   }
   return u;
@@ -145,6 +146,18 @@ lowered lower(const module& m, const kernel& k) {
         s.rb = phys(b);
       }
     };
+    // A memory operand: [reg + offset] (a 32- or 64-bit register), or an absolute address.
+    auto memory_address = [&](const operand& a) {
+      std::int64_t offset = static_cast<std::int64_t>(a.imm);
+      if (a.base_reg) {
+        s.ra = phys(a);
+        s.addr64 = size_of(k.regs[a.reg].type) == 8;
+      } else {
+        s.abs_addr = true;
+        if (a.symbol >= 0) offset += static_cast<std::int64_t>(k.shared[static_cast<std::size_t>(a.symbol)].offset);
+      }
+      s.imm = offset;
+    };
     const bool wide = size_of(in.type) == 8;
     const bool f32 = in.type == dtype::f32;
     switch (in.op) {
@@ -196,15 +209,7 @@ lowered lower(const module& m, const kernel& k) {
         s.width = static_cast<std::uint8_t>(size_of(in.type));
         s.sign = is_signed(in.type) && size_of(in.type) < 4;
         (in.op == opcode::ld ? s.rd : s.rb) = phys(data);
-        std::int64_t offset = static_cast<std::int64_t>(a.imm);
-        if (a.base_reg) {
-          s.ra = phys(a);
-          s.addr64 = size_of(k.regs[a.reg].type) == 8;
-        } else {
-          s.abs_addr = true;
-          if (a.symbol >= 0) offset += static_cast<std::int64_t>(k.shared[static_cast<std::size_t>(a.symbol)].offset);
-        }
-        s.imm = offset;
+        memory_address(a);
         break;
       }
       case opcode::cvta:  // Flynn's generic addresses are the global memory's
@@ -324,10 +329,42 @@ lowered lower(const module& m, const kernel& k) {
       case opcode::bar: s.code = simt::op::bar; break;
       case opcode::ret:
       case opcode::exit: s.code = simt::op::exit; break;
-      case opcode::shfl:
-      case opcode::atom:
-        throw input_error(k.file + ":" + std::to_string(in.line) + ": expected an instruction the lowering supports, found '" +
-                          in.text + "'");
+      case opcode::shfl: {
+        s.code = simt::op::shfl;
+        s.sub = static_cast<std::uint8_t>(in.shfl);
+        s.rd = phys(o[0]);
+        s.ra = phys(o[1]);
+        b_operand(o[2]);
+        if (o[3].k == operand::kind::imm) {
+          s.c_imm = true;
+          s.imm_b = static_cast<std::uint32_t>(o[3].imm);
+        } else {
+          s.rc = phys(o[3]);
+        }
+        if (o[4].k == operand::kind::imm) {
+          s.e_imm = true;
+          s.imm_e = static_cast<std::uint32_t>(o[4].imm);
+        } else {
+          s.re = phys(o[4]);
+        }
+        if (in.nops > 5 && o[5].k == operand::kind::reg) s.pd = phys(o[5]);
+        break;
+      }
+      case opcode::atom: {
+        s.code = simt::op::atom;
+        s.sub = static_cast<std::uint8_t>(in.atom);
+        s.sp = in.sp == space::shared ? simt::space::shared : simt::space::global;
+        s.ty = in.type == dtype::f32 ? simt::type::f32 : in.type == dtype::s32 ? simt::type::s32 : simt::type::u32;
+        s.rd = phys(o[0]);
+        memory_address(o[1]);
+        if (o[2].k == operand::kind::imm) {
+          s.b_imm = true;
+          s.imm_b = static_cast<std::uint32_t>(o[2].imm);
+        } else {
+          s.rb = phys(o[2]);
+        }
+        break;
+      }
     }
     out.code.code.push_back(std::move(s));
   }

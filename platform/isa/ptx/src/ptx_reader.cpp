@@ -955,6 +955,69 @@ class reader {
       if (id.k != operand::kind::imm || id.imm != 0)
         unsupported(op, "barrier 0 only (named barriers are not supported)");
       set(0, id);
+    } else if (head == "shfl") {
+      in.op = opcode::shfl;
+      if (!take("sync")) unsupported(op, "shfl.sync (the form without .sync is gone since sm_70)");
+      static const std::pair<const char*, shfl_mode> modes[] = {
+          {"up", shfl_mode::up}, {"down", shfl_mode::down}, {"bfly", shfl_mode::bfly}, {"idx", shfl_mode::idx}};
+      bool found = false;
+      for (const auto& [n, m] : modes)
+        if (!found && take(n)) {
+          in.shfl = m;
+          found = true;
+        }
+      if (!found) unsupported(op, "a mode .up, .down, .bfly or .idx");
+      in.type = take_type();
+      no_more();
+      one_of(in.type, {dtype::b32});
+      need(op, ops, 5);
+      // d or d|p
+      const raw_operand& d = ops[0];
+      std::size_t bar = 0;
+      while (bar < d.toks.size() && d.toks[bar].s != "|") ++bar;
+      if (bar < d.toks.size()) {
+        raw_operand dr = d, pr = d;
+        dr.toks.assign(d.toks.begin(), d.toks.begin() + static_cast<std::ptrdiff_t>(bar));
+        pr.toks.assign(d.toks.begin() + static_cast<std::ptrdiff_t>(bar) + 1, d.toks.end());
+        if (dr.toks.empty() || pr.toks.empty()) fail(d.toks[bar], "d|p (a register and a predicate)", quoted(d.text));
+        for (auto* x : {&dr, &pr}) {
+          x->text.clear();
+          for (const auto& t : x->toks) x->text += t.s;
+        }
+        set(0, value(dr, op, dtype::b32, reg_only));
+        set(5, value(pr, op, dtype::pred, reg_only));
+      } else {
+        dest(0, dtype::b32);
+      }
+      src(1, dtype::b32, reg_only);
+      src(2, dtype::b32);
+      src(3, dtype::b32);
+      src(4, dtype::b32);
+    } else if (head == "atom") {
+      in.op = opcode::atom;
+      take("relaxed");
+      for (const char* sc : {"gpu", "cta", "sys"}) take(sc);
+      for (const char* sem : {"acquire", "release", "acq_rel"})
+        if (take(sem)) unsupported(op, "memory-ordering semantics other than .relaxed are not modelled");
+      in.sp = space_of({{"global", space::global}, {"shared", space::shared}});
+      static const std::pair<const char*, atom_op> aops[] = {
+          {"add", atom_op::add}, {"min", atom_op::min}, {"max", atom_op::max}, {"exch", atom_op::exch}};
+      bool found = false;
+      for (const auto& [n, a] : aops)
+        if (!found && take(n)) {
+          in.atom = a;
+          found = true;
+        }
+      if (!found) unsupported(op, "an atomic operation .add, .min, .max or .exch");
+      in.type = take_type();
+      no_more();
+      if (in.atom == atom_op::add) one_of(in.type, {dtype::u32, dtype::s32, dtype::f32});
+      else if (in.atom == atom_op::exch) one_of(in.type, {dtype::b32, dtype::u32, dtype::s32});
+      else one_of(in.type, {dtype::u32, dtype::s32});
+      need(op, ops, 3);
+      dest(0, in.type);
+      set(1, address(ops[1], in.sp));
+      src(2, in.type);
     } else if (head == "ret" || head == "exit") {
       in.op = head == "ret" ? opcode::ret : opcode::exit;
       no_more();

@@ -34,7 +34,7 @@ using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
 enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count,
-                  mov64, alu64, plogic };
+                  mov64, alu64, plogic, atom, shfl };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -65,6 +65,7 @@ const op_info op_table[] = {
     {"wgmma", op::wgmma, form::wgmma},
     {"mov64", op::mov64, form::mov64}, {"add64", op::add64, form::alu64},
     {"cvt64", op::cvt64, form::unary}, {"plogic", op::plogic, form::plogic},
+    {"atom", op::atom, form::atom},    {"shfl", op::shfl, form::shfl},
 };
 
 const op_info* find_op(const std::string& base) {
@@ -115,6 +116,8 @@ const char* usage(form f) {
     case form::mov64: return "rd, ra|imm";
     case form::alu64: return "rd, ra, rb|imm";
     case form::plogic: return "pd, pa, pb";
+    case form::atom: return "rd, [address], rb|imm";
+    case form::shfl: return "rd[|pd], ra, rb|imm, rc|imm, re|imm";
   }
   return "";
 }
@@ -127,7 +130,8 @@ unsigned operand_count(form f) {
     case form::tma_store: return 3;
     case form::tma: case form::wgmma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
-    case form::alu: case form::falu: case form::setp: case form::alu64: case form::plogic: return 3;
+    case form::alu: case form::falu: case form::setp: case form::alu64: case form::plogic: case form::atom: return 3;
+    case form::shfl: return 5;
     case form::mov64: return 2;
     case form::r4: case form::selp: return 4;
   }
@@ -598,6 +602,30 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         if (parts.size() == 1 && parts[0].s == ops_[i]) in.imm = i, ok = true;
       if (!ok) fail(parts.empty() ? head.col : parts[0].col, "plogic.and, plogic.or, plogic.xor or plogic.not",
                     quoted(parts.empty() ? head.s : rest));
+    } else if (base == "atom") {
+      display = "atom.SPACE.OP.TYPE";
+      const std::string whole = "atom.SPACE.OP.TYPE (SPACE global or shared; OP add, min, max or exch; TYPE u32, s32 or f32)";
+      if (parts.size() != 3) fail(parts.empty() ? head.col : parts[0].col, whole, quoted(parts.empty() ? head.s : rest));
+      if (parts[0].s == "global") in.sp = space::global;
+      else if (parts[0].s == "shared") in.sp = space::shared;
+      else fail(parts[0].col, "a memory space .global or .shared", quoted(parts[0].orig));
+      static const char* const aops[] = {"add", "min", "max", "exch"};
+      bool ok = false;
+      for (unsigned i = 0; i < 4; ++i)
+        if (parts[1].s == aops[i]) in.sub = static_cast<std::uint8_t>(i), ok = true;
+      if (!ok) fail(parts[1].col, "an atomic operation .add, .min, .max or .exch", quoted(parts[1].orig));
+      if (parts[2].s == "u32") in.ty = type::u32;
+      else if (parts[2].s == "s32") in.ty = type::s32;
+      else if (parts[2].s == "f32" && in.sub == 0) in.ty = type::f32;
+      else fail(parts[2].col, in.sub == 0 ? "a type .u32, .s32 or .f32" : "a type .u32 or .s32", quoted(parts[2].orig));
+    } else if (base == "shfl") {
+      display = "shfl.MODE";
+      static const char* const modes[] = {"up", "down", "bfly", "idx"};
+      bool found = false;
+      for (unsigned i = 0; parts.size() == 1 && i < 4; ++i)
+        if (parts[0].s == modes[i]) in.sub = static_cast<std::uint8_t>(i), found = true;
+      if (!found)
+        fail(parts.empty() ? head.col : parts[0].col, "shfl.up, shfl.down, shfl.bfly or shfl.idx", quoted(parts.empty() ? head.s : rest));
     } else if (base == "ldparam" && !parts.empty()) {
       if (parts.size() != 1 || (parts[0].s != "64" && parts[0].s != "32"))
         fail(parts[0].col, "ldparam or ldparam.64", quoted(rest));
@@ -711,6 +739,48 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         source2(ops[2], in);
         if (!in.b_imm) check_group(ops[2], in.rb, 8);
         break;
+      case form::atom: {
+        in.rd = reg(ops[0]);
+        memory(ops[1], in, true);
+        const std::int64_t offset = in.imm;
+        source2(ops[2], in);  // a register or an immediate (kept in imm_b: imm is the offset)
+        if (in.b_imm) in.imm_b = static_cast<std::uint32_t>(in.imm);
+        in.imm = offset;
+        break;
+      }
+      case form::shfl: {
+        const auto& t = ops[0].toks;  // rd or rd|pd
+        std::uint8_t n = 0;
+        if (t.size() == 3 && t[1].s == "|") {
+          if (!register_number(t[0].s, 'r', num_registers, n)) fail(ops[0].col, "a general register r0..r255", quoted(t[0].s));
+          in.rd = n;
+          if (!register_number(t[2].s, 'p', 8, n)) fail(t[2].col, "a predicate p0..p7", quoted(t[2].s));
+          in.pd = n;
+        } else {
+          in.rd = reg(ops[0]);
+        }
+        in.ra = reg(ops[1]);
+        source2(ops[2], in);
+        const std::int64_t b_imm = in.imm;
+        const bool b_is_imm = in.b_imm;
+        // c and the membermask: a register or an immediate each
+        auto reg_or_imm = [&](const operand& o, std::uint8_t& r, bool& is_imm, std::uint32_t& imm) {
+          std::uint8_t x = 0;
+          if (o.toks.size() == 1 && register_number(o.toks[0].s, 'r', num_registers, x)) {
+            r = x;
+            return;
+          }
+          std::int64_t v = 0;
+          if (parse_imm(o, false, v) != num::ok) fail(o.col, "a general register r0..r255 or an integer", o.found());
+          is_imm = true;
+          imm = static_cast<std::uint32_t>(v);
+        };
+        reg_or_imm(ops[3], in.rc, in.c_imm, in.imm_b);
+        reg_or_imm(ops[4], in.re, in.e_imm, in.imm_e);
+        in.imm = b_imm;
+        in.b_imm = b_is_imm;
+        break;
+      }
       case form::plogic:
         in.rd = pred(ops[0]);
         in.ra = pred(ops[1]);

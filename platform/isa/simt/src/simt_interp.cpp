@@ -147,6 +147,8 @@ std::string malformed(const instr& in, std::size_t code_size) {
   if (in.code == op::setp && in.ty > type::f32) return "unknown comparison type";
   if (in.code == op::setp && in.cond > cmp::ge) return "unknown comparison";
   if (in.code == op::mov && in.sreg > special::nctaid_z) return "unknown special register";
+  if (in.code == op::shfl && (in.sub > 3 || (in.pd != no_pred && in.pd > 7))) return "malformed shuffle";
+  if (in.code == op::atom && (in.sub > 3 || in.width != 4 || in.ty > type::f32)) return "malformed atomic";
   if (in.code == op::plogic && (in.rd > 7 || in.ra > 7 || in.rb > 7 || in.imm < 0 || in.imm > 3)) return "malformed predicate operation";
   if (in.code == op::mul_wide && in.ty > type::u16) return "unknown multiply type";
   if (in.code == op::ld || in.code == op::st) {
@@ -205,6 +207,7 @@ class machine {
     threads_ = &threads;
     bars_.clear();
     mma_.clear();
+    shuffles_.clear();
     for (;;) {
       bool progress = false;
       for (unsigned t = 0; t < l_.block; ++t) {
@@ -223,11 +226,14 @@ class machine {
         const thread& th = threads[t];
         if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
         else if (th.st == state::exited) exited.insert(t / c_.warp_size);
-        else if (blocked.empty()) blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]);
+        else if (blocked.empty())
+          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]) +
+                    (k_.code[th.pc].code == op::shfl ? " for threads of its warp that never arrive"
+                                                     : " for a phase or wgmma that never completes");
       }
       if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
       if (!blocked.empty()) {
-        failed("block " + std::to_string(b) + ": deadlock: " + blocked + " for a phase or wgmma that never completes");
+        failed("block " + std::to_string(b) + ": deadlock: " + blocked);
         return;
       }
       if (!exited.empty()) {
@@ -270,6 +276,11 @@ class machine {
   static void set_pair(std::array<std::uint32_t, num_registers>& r, unsigned x, std::uint64_t v) {
     r[x] = static_cast<std::uint32_t>(v);
     r[x + 1u] = static_cast<std::uint32_t>(v >> 32);
+  }
+
+  std::uint32_t present_lanes(unsigned w) const {
+    return shuffle_exchange::present(w, c_.warp_size, threads_->size(),
+                                     [this](std::size_t t) { return (*threads_)[t].st == state::exited; });
   }
 
   std::vector<unsigned char>& memory(space sp) { return sp == space::shared ? *shared_ : global_; }
@@ -439,6 +450,44 @@ class machine {
           return false;
         }
         break;
+      case op::atom: {
+        const std::uint32_t addr = address(in, th);
+        check(in.sp, addr, 4);
+        auto& m = memory(in.sp);
+        std::uint32_t old = 0;
+        std::memcpy(&old, &m[addr], 4);
+        std::uint32_t v = in.b_imm ? in.imm_b : r[in.rb];
+        switch (static_cast<atomic_op>(in.sub)) {
+          case atomic_op::add: v = in.ty == type::f32 ? float_to_bits(bits_to_float(old) + bits_to_float(v)) : old + v; break;
+          case atomic_op::min: v = in.ty == type::s32 ? (s32(v) < s32(old) ? v : old) : std::min(v, old); break;
+          case atomic_op::max: v = in.ty == type::s32 ? (s32(v) > s32(old) ? v : old) : std::max(v, old); break;
+          case atomic_op::exch: break;
+        }
+        std::memcpy(&m[addr], &v, 4);
+        r[in.rd] = old;
+        break;
+      }
+      case op::shfl: {
+        const unsigned w = t / c_.warp_size, lane = t % c_.warp_size;
+        shuffle_exchange::result res;
+        if (!shuffles_.take(w, lane, res)) {
+          shuffle_exchange::arrival av;
+          av.mode = static_cast<shuffle_mode>(in.sub);
+          av.value = a;
+          av.b = b;
+          av.c = in.c_imm ? in.imm_b : r[in.rc];
+          av.mask = in.e_imm ? in.imm_e : r[in.re];
+          const std::string err = shuffles_.arrive(w, lane, th.pc, av, present_lanes(w));
+          if (!err.empty()) throw stop{err};
+          if (!shuffles_.take(w, lane, res)) {
+            th.st = state::blocked;
+            return false;
+          }
+        }
+        r[in.rd] = res.value;
+        if (in.pd != no_pred) th.p[in.pd] = res.in_range;
+        break;
+      }
       case op::count_: throw stop{"invalid instruction"};
     }
     th.pc = next;
@@ -684,6 +733,7 @@ class machine {
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
   std::map<std::uint32_t, mbarrier> bars_;                       // by shared address
+  shuffle_exchange shuffles_;
   struct arrival {
     unsigned thread;
     std::uint32_t pc;                      // of its wgmma
@@ -694,6 +744,73 @@ class machine {
 };
 
 }  // namespace
+
+std::string shuffle_exchange::arrive(unsigned warp, unsigned lane, std::uint32_t pc, const arrival& a,
+                                     std::uint32_t present) {
+  if (!((a.mask >> lane) & 1u))
+    return "lane " + std::to_string(lane) + " executes shfl.sync but is not in its membermask " + hex(a.mask);
+  pending& p = warps_[warp];
+  if (!p.arrived.empty() && p.pc != pc)
+    return "threads of warp " + std::to_string(warp) + " wait at two shfl.sync instructions (PCs " + std::to_string(p.pc) +
+           " and " + std::to_string(pc) + ")";
+  p.pc = pc;
+  p.arrived[lane] = a;
+  return complete(p, present);
+}
+
+std::string shuffle_exchange::retry(unsigned warp, std::uint32_t present) {
+  const auto it = warps_.find(warp);
+  if (it == warps_.end() || it->second.arrived.empty()) return {};
+  return complete(it->second, present);
+}
+
+std::string shuffle_exchange::complete(pending& p, std::uint32_t present) {
+  std::uint32_t named = 0, here = 0;
+  for (const auto& [lane, a] : p.arrived) {
+    named |= a.mask;
+    here |= 1u << lane;
+  }
+  if ((named & present & ~here) != 0) return {};  // still waiting
+  for (const auto& [lane, a] : p.arrived) {
+    const int bval = static_cast<int>(a.b & 31), cval = static_cast<int>(a.c & 31), seg = static_cast<int>((a.c >> 8) & 31);
+    const int l = static_cast<int>(lane), max_lane = (l & seg) | (cval & ~seg);
+    int j = l;
+    bool ok = false;
+    switch (a.mode) {
+      case shuffle_mode::up: j = l - bval; ok = j >= max_lane; break;
+      case shuffle_mode::down: j = l + bval; ok = j <= max_lane; break;
+      case shuffle_mode::bfly: j = l ^ bval; ok = j <= max_lane; break;
+      case shuffle_mode::idx: j = (l & seg) | (bval & ~seg); ok = j <= max_lane; break;
+    }
+    if (!ok) j = l;
+    const auto src = p.arrived.find(static_cast<unsigned>(j));
+    if (src == p.arrived.end())
+      return "shfl.sync: lane " + std::to_string(lane) + " reads lane " + std::to_string(j) + ", which does not execute it";
+    p.done[lane] = {src->second.value, ok};
+  }
+  p.arrived.clear();
+  return {};
+}
+
+std::uint32_t shuffle_exchange::present(unsigned w, unsigned warp_size, std::size_t threads,
+                                        const std::function<bool(std::size_t)>& exited) {
+  std::uint32_t m = 0;
+  for (unsigned l = 0; l < warp_size && l < 32; ++l) {
+    const std::size_t t = std::size_t(w) * warp_size + l;
+    if (t < threads && !exited(t)) m |= 1u << l;
+  }
+  return m;
+}
+
+bool shuffle_exchange::take(unsigned warp, unsigned lane, result& r) {
+  const auto it = warps_.find(warp);
+  if (it == warps_.end()) return false;
+  const auto d = it->second.done.find(lane);
+  if (d == it->second.done.end()) return false;
+  r = d->second;
+  it->second.done.erase(d);
+  return true;
+}
 
 std::string barrier_deadlock(unsigned block, const std::map<std::uint32_t, std::set<unsigned>>& waiting,
                              const std::set<unsigned>& exited, const std::function<std::string(std::uint32_t)>& where) {

@@ -231,7 +231,7 @@ class banked_memory : public module, public golden_memory {
 
   // Stats.
   stat_counter reads_, writes_, bytes_read_, bytes_written_, word_accesses_, wavefronts_,
-      conflicts_, bank_stall_, port_stall_, errors_, dbg_, call_order_grants_;
+      conflicts_, bank_stall_, port_stall_, errors_, dbg_, call_order_grants_, atomics_;
   std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
   void note_call_order(unsigned port, std::uint64_t arrival);
   std::vector<stat_counter> bank_accesses_, port_requests_;

@@ -53,10 +53,16 @@ enum class op : std::uint8_t {
             // ty s16/u16: rd <- the low halves' full 32-bit product
   cvt64,    // rd:rd+1 <- ra sign-extended (ty s32) or zero-extended (u32)
   plogic,   // predicate rd <- pa (ra) OP pb (rb); imm: 0 and, 1 or, 2 xor, 3 not (pa alone)
+  atom,     // atom.SPACE.OP.TYPE rd, [address], rb|imm_b (b_imm): rd <- the element, element <- element OP b
+            // (sub: atomic OP; ty u32/s32/f32; the memory applies it: load/store unit class)
+  shfl,     // shfl.MODE rd[|pd], ra, b, c, membermask: rd <- ra of the lane MODE names (sub:
+            // shuffle_mode); b: rb | imm, c: rc | imm_b (c_imm), membermask: re | imm_e (e_imm)
   count_
 };
 
 enum class cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
+enum class atomic_op : std::uint8_t { add, min, max, exch };
+enum class shuffle_mode : std::uint8_t { up, down, bfly, idx };
 enum class type : std::uint8_t { s32, u32, f32, s16, u16 };
 enum class space : std::uint8_t { global, shared };
 // tid, ntid, ctaid and nctaid are the x components (in a one-dimensional launch, the index
@@ -100,6 +106,11 @@ struct instr {
   bool addr64 = false;           // ld/st: the address is ra:ra+1 (+ imm), 64 bits
   bool abs_addr = false;         // ld/st: the address is imm alone (no register)
   bool sign = false;             // ld of 1 or 2 bytes: sign-extended (else zero-extended)
+  std::uint8_t sub = 0;          // atom: atomic_op; shfl: shuffle_mode
+  std::uint8_t pd = no_pred;     // shfl: the predicate it also writes (no_pred: none)
+  std::uint8_t re = 0;           // shfl: the membermask register ...
+  bool c_imm = false, e_imm = false;  // shfl: c is imm_b, the membermask is imm_e
+  std::uint32_t imm_e = 0;
   std::uint32_t target = 0;      // branch target (instruction index)
   std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)
   std::uint16_t mma_n = 0;       // wgmma: N
@@ -121,7 +132,7 @@ struct reg_set {
   struct run {
     std::uint16_t first = 0, count = 0;
   };
-  std::array<run, 4> runs{};  // enough for the most operands of any instruction (3)
+  std::array<run, 4> runs{};  // enough for the most operands of any instruction (4: shfl)
   unsigned num_runs = 0;
   std::uint8_t preds = 0;     // bit k: predicate pk
 
@@ -155,7 +166,7 @@ reg_set reads(const instr& in, unsigned tma_rank = max_tma_rank);
 // or setp's predicate.
 reg_set writes(const instr& in);
 
-inline bool is_memory(op o) { return o == op::ld || o == op::st; }
+inline bool is_memory(op o) { return o == op::ld || o == op::st || o == op::atom; }
 // Registers a memory access's data take: one per 4 bytes, one for a narrower access.
 inline unsigned data_registers(const instr& in) { return in.width < 4 ? 1u : in.width / 4u; }
 inline bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }  // mbarrier, tma and wgmma

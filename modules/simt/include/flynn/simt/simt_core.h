@@ -197,7 +197,7 @@ class simt_core : public module, public no_dmi_initiator {
   std::vector<std::unique_ptr<simt::memory_op>> ops_;
   std::vector<simt::memory_op*> free_ops_;
   simt::memory_request* request_of(tlm::tlm_generic_payload& gp) const;
-  std::vector<unsigned> lsu_lanes_;
+  std::vector<unsigned> lsu_lanes_, lsu_pending_;
   std::vector<std::uint64_t> lsu_addr_;
   fixed_divisor segment_;  // segment_bytes
   std::unique_ptr<simt::lane_groups> lsu_groups_;
