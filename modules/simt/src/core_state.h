@@ -54,6 +54,7 @@ struct warp {
   std::uint64_t ready_at = 0, age = 0;
   enum class wait { none, memory, scoreboard, barrier, async } why = wait::none;
   bool at_barrier = false;
+  std::uint32_t barrier_pc = 0;  // the bar.sync it waits at (while at_barrier)
   std::vector<std::uint64_t> inflight;
   std::array<std::uint64_t, num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)

@@ -178,7 +178,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 3);
   if (bs.arrived < bs.warps_left) return;
   if (bs.exited_threads > 0) {
-    fault_ = simt::barrier_deadlock(blocks_, warps_);
+    fault_ = simt::barrier_deadlock(kernel_, blocks_, warps_);
     return;
   }
   bs.arrived = 0;
@@ -215,7 +215,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
     }
     retire_block(w.block, t);
   } else if (bs.arrived > 0 && bs.arrived >= bs.warps_left) {
-    fault_ = simt::barrier_deadlock(blocks_, warps_);
+    fault_ = simt::barrier_deadlock(kernel_, blocks_, warps_);
   }
 }
 
@@ -306,6 +306,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       break;
     case op::bar:
       top.pc = pc + 1;
+      w.barrier_pc = pc;
       arrive_barrier(w, t);
       break;
     case op::exit: {

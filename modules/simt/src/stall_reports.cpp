@@ -13,20 +13,23 @@ std::string at_pc(const kernel& k, std::uint32_t pc) {
 }
 }  // namespace
 
-std::string barrier_deadlock(const std::vector<block_slot>& blocks, const warp_slots& warps) {
-  std::string waiting, gone;
+std::string barrier_deadlock(const kernel& k, const std::vector<block_slot>& blocks, const warp_slots& warps) {
+  std::string waiting, gone, where;
   for (const auto& bs : blocks) {
     if (!bs.busy) continue;
     for (int s : bs.warps) {
       const warp& w = *warps[static_cast<std::size_t>(s)];
-      if (w.live && w.at_barrier)
+      if (w.live && w.at_barrier) {
         waiting += (waiting.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + " warp " +
                    std::to_string(w.index);
+        if (where.empty() && w.barrier_pc < k.code.size()) where = at_pc(k, w.barrier_pc);
+      }
     }
     if (bs.exited_threads) gone += (gone.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + ": " +
                                    std::to_string(bs.exited_threads) + " threads exited";
   }
-  return "barrier deadlock: " + waiting + " wait at bar.sync but " + gone + " and can never arrive";
+  return "barrier deadlock: " + waiting + " wait at " + (where.empty() ? "bar.sync" : where) + " but " + gone +
+         " and can never arrive";
 }
 
 std::string blocked_report(const kernel& k, const std::vector<block_slot>& blocks, const warp_slots& warps,
@@ -42,7 +45,7 @@ std::string blocked_report(const kernel& k, const std::vector<block_slot>& block
     s += (s.empty() ? "" : "; ") + std::string("block ") + std::to_string(blocks[w.block].id) + " warp " +
          std::to_string(w.index) + " at " + at_pc(k, pc) + " " + why;
   }
-  if (s.empty()) return barrier_deadlock(blocks, warps);
+  if (s.empty()) return barrier_deadlock(k, blocks, warps);
   std::string gm = gmma ? gmma->waiting() : "";
   if (!gm.empty()) gm = "; wgmma start barrier: " + gm;
   return "deadlock: " + s + gm;

@@ -11,7 +11,7 @@
 namespace flynn::simt {
 
 // Warps wait at bar.sync for threads of their block that have exited.
-std::string barrier_deadlock(const std::vector<block_slot>& blocks, const warp_slots& warps);
+std::string barrier_deadlock(const kernel& k, const std::vector<block_slot>& blocks, const warp_slots& warps);
 
 // Nothing can issue and nothing is in flight: the warps waiting on mbarrier phases or wgmma
 // groups that never complete (with the GMMA unit's start barrier, if bound), else the

@@ -260,7 +260,7 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
   core_ = dynamic_cast<simt_core*>(modules.find(spec["core"].get<std::string>()));
   mem_ = dynamic_cast<banked_memory*>(modules.find(spec["memory"].get<std::string>()));
   if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
-  const fs::path file = workload_file(sd, "workload.ptx", spec["ptx"].get<std::string>());
+  const fs::path file = fs::path(workload_file(sd, "workload.ptx", spec["ptx"].get<std::string>())).lexically_normal();
   std::error_code ec;
   if (!fs::exists(file, ec)) fail("workload.ptx", "a PTX file", "'" + file.string() + "' (no such file)");
   if (fs::is_directory(file, ec)) fail("workload.ptx", "a PTX file", "'" + file.string() + "' (a directory)");

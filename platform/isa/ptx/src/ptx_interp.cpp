@@ -130,13 +130,14 @@ class machine {
           th.st = state::exited;
           break;
         }
+        executing_ = th.pc;
         if (res_.thread_instructions >= c_.max_instructions)
           throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) + " instructions"};
         if (!step(t, th)) break;  // blocked at shfl.sync: not executed yet
         ++res_.thread_instructions;
       }
     } catch (const stop& s) {
-      const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) + " at " + where(th.pc);
+      const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) + " at " + where(executing_);
       if (s.reason.rfind("runaway", 0) == 0) failed(s.reason + " (" + loc + ")");
       else failed(loc + ": " + s.reason);
       return false;
@@ -396,6 +397,7 @@ class machine {
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
   simt::shuffle_exchange shuffles_;
+  std::uint32_t executing_ = 0;  // the instruction being executed (its faults name it)
 };
 
 }  // namespace

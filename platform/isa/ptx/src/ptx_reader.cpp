@@ -526,6 +526,10 @@ class reader {
         while (peek().kind != token::end && !(depth == 0 && (peek().s == "," || peek().s == ";"))) {
           if (peek().s == "[" || peek().s == "{") ++depth;
           if (peek().s == "]" || peek().s == "}") --depth;
+          // Two names or numbers in a row: a missing ',' or ';' (an instruction may span lines)
+          const auto word = [](const token& t) { return t.kind == token::ident || t.kind == token::number; };
+          if (!o.toks.empty() && word(o.toks.back()) && word(peek()))
+            fail(peek(), depth ? "an operator or ']'" : "',' or ';' after the instruction");
           o.toks.push_back(next());
         }
         if (o.toks.empty()) fail(peek(), "an operand");
@@ -544,6 +548,15 @@ class reader {
     const auto e = text.find_last_not_of(" \t\r");
     in.text = b == std::string::npos ? "" : text.substr(b, e - b + 1);
     if (!in.text.empty() && in.text.back() == ';') in.text.pop_back();
+    {  // (blanks and tabs as one space, for messages and traces)
+      std::string t;
+      for (const char c : in.text) {
+        const bool blank = c == ' ' || c == '\t';
+        if (!blank) t += c;
+        else if (!t.empty() && t.back() != ' ') t += ' ';
+      }
+      in.text = t;
+    }
     decode(opt, ops, in);
     k_->code.push_back(std::move(in));
   }

@@ -1,0 +1,46 @@
+// libFuzzer target: the PTX reader, then for every kernel it reads the lowering to the SIMT
+// ISA and the golden PTX interpreter (one block of 64 threads in a 2 x 32 block, small
+// memories, an instruction limit). Reading and lowering errors must be input_errors; the
+// interpreter must report faults, never crash.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flynn/platform/errors.h"
+#include "flynn/platform/ptx.h"
+#include "flynn/platform/ptx_interp.h"
+#include "flynn/platform/ptx_lower.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  flynn::ptx::module m;
+  try {
+    m = flynn::ptx::read(text, "fuzz.ptx");
+  } catch (const flynn::input_error&) {
+    return 0;
+  }
+  for (const auto& k : m.kernels) {
+    try {
+      (void)flynn::ptx::lower(m, k);
+    } catch (const flynn::input_error&) {
+      continue;
+    }
+    flynn::simt::launch l;
+    l.grid = 2;
+    l.block = 64;
+    l.grid_xyz = {2, 1, 1};
+    l.block_xyz = {32, 2, 1};
+    l.params.assign((k.param_bytes + 3) / 4, 256);  // every pointer at 256, every count 256
+    l.shared_bytes = (k.static_shared + 256 + 3) / 4 * 4;
+    if (l.shared_bytes > (1u << 16)) continue;
+    std::vector<unsigned char> global(4096, 0);
+    flynn::simt::interp_config c;
+    c.max_instructions = 20000;
+    (void)flynn::ptx::interpret(m, k, l, global, c);
+  }
+  return 0;
+}
+
+// libsystemc refers to sc_main; libFuzzer (or replay_main.cpp) provides main, and nothing
+// here elaborates SystemC.
+extern "C" int sc_main(int, char*[]) { return 0; }

@@ -1,0 +1,199 @@
+// The PTX front end: the reader on the shipped nvcc PTX and on bad input, .loc/.file, the
+// register allocation of the lowering, and the lowering checked against the golden PTX
+// interpreter through the SIMT ISA's own golden interpreter (no timing involved).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "flynn/platform/errors.h"
+#include "flynn/platform/ptx.h"
+#include "flynn/platform/ptx_interp.h"
+#include "flynn/platform/ptx_lower.h"
+#include "flynn/platform/simt_interp.h"
+
+namespace {
+
+const std::string src = FLYNN_SOURCE_DIR;
+
+std::string ptx_error(const std::string& text) {
+  try {
+    (void)flynn::ptx::read(text, "t.ptx");
+  } catch (const flynn::input_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A kernel body wrapped in an entry with one .u64 and one .u32 parameter.
+std::string kernel(const std::string& body, const std::string& regs = ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n") {
+  return ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k(\n.param .u64 k_param_0,\n.param .u32 k_param_1\n)\n{\n" +
+         regs + body + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("the shipped nvcc PTX reads: entries, parameters and their offsets, shared variables") {
+  const auto m = flynn::ptx::read_file(src + "/workloads/cuda/ptx/vecadd.ptx");
+  REQUIRE(m.kernels.size() == 1);
+  const auto& k = m.kernels[0];
+  CHECK(k.name == "vecadd");
+  REQUIRE(k.params.size() == 4);
+  CHECK(k.params[0].offset == 0);
+  CHECK(k.params[2].offset == 16);
+  CHECK(k.params[3].offset == 24);
+  CHECK(k.params[3].type == flynn::ptx::dtype::u32);
+  CHECK(k.param_bytes == 28);
+  CHECK(k.code.size() == 22);
+  const auto t = flynn::ptx::read_file(src + "/workloads/cuda/ptx/transpose.ptx");
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.kernels[0].static_shared == 4096);
+  CHECK(t.kernels[1].static_shared == 4224);  // 32 x 33 floats
+  const auto s = flynn::ptx::read_file(src + "/workloads/cuda/ptx/sgemm_tiled.ptx");
+  CHECK(s.kernels[0].shared.size() == 2);
+  CHECK(s.kernels[0].shared[1].offset == 1024);
+  for (const auto& e : std::filesystem::directory_iterator(src + "/workloads/cuda/ptx")) {
+    INFO(e.path().string());
+    CHECK_NOTHROW(flynn::ptx::read_file(e.path().string()));
+  }
+}
+
+TEST_CASE(".loc and .file name the CUDA line in the golden interpreter's faults") {
+  const auto m = flynn::ptx::read_file(src + "/testbenches/cli/kernels/vecadd_lineinfo.ptx");
+  const auto& k = m.kernels.at(0);
+  REQUIRE(m.files.at(1) == "vecadd.cu");
+  const auto& ld = k.code.at(15);
+  CHECK(ld.text == "ld.global.f32 %f1, [%rd8]");
+  CHECK(ld.loc_line == 4);
+  CHECK(flynn::ptx::where(m, k, ld) == src + "/testbenches/cli/kernels/vecadd_lineinfo.ptx:51 (ld.global.f32 %f1, [%rd8]), vecadd.cu:4");
+  // A pointer past the memory: the interpreter's fault names both lines.
+  flynn::simt::launch l;
+  l.grid = 1;
+  l.block = 32;
+  l.params = {0x10000, 0, 0x10000, 0, 0x10000, 0, 32};
+  std::vector<unsigned char> global(4096, 0);
+  const auto r = flynn::ptx::interpret(m, k, l, global, {});
+  REQUIRE_FALSE(r.ok);
+  INFO(r.fault);
+  CHECK(r.fault.find("vecadd_lineinfo.ptx:51 (ld.global.f32 %f1, [%rd8]), vecadd.cu:4: out-of-range global address 0x10000") !=
+        std::string::npos);
+}
+
+TEST_CASE("bad PTX: the file, line and column, what was expected and what was found") {
+  CHECK(ptx_error(kernel("frob.b32 %r1, %r2;\nret;\n")) ==
+        "t.ptx:12:1: expected a supported instruction (docs/isa/ptx.md), found 'frob.b32'");
+  CHECK(ptx_error(kernel("add.s32 %r1, %r2, %r9;\nret;\n")) ==
+        "t.ptx:12:19: expected a declared register (did you mean '%r0'?), found '%r9' (undeclared)");
+  CHECK(ptx_error(kernel("add.s32 %r1, %rd1, %r2;\nret;\n")) ==
+        "t.ptx:12:14: expected a 32-bit register for .s32 (type mismatch), found '%rd1' (.b64)");
+  CHECK(ptx_error(kernel("add.s32 %p1, %r1, %r2;\nret;\n")) ==
+        "t.ptx:12:9: expected a .s32 register, found '%p1' (.pred)");
+  CHECK(ptx_error(kernel("add.s32 %r1, %r2, %r3\nret;\n")) == "t.ptx:13:1: expected ',' or ';' after the instruction, found 'ret'");
+  CHECK(ptx_error(kernel("bra $L__nowhere;\nret;\n")) == "t.ptx:12:5: expected a label defined in the kernel, found '$L__nowhere'");
+  CHECK(ptx_error(kernel("$L: ret;\n$L: ret;\n")) == "t.ptx:13:1: expected a new label name ('$L' is defined already), found '$L'");
+  CHECK(ptx_error(kernel("ld.global.v2.f32 {%r1, %r2}, [%rd1];\nret;\n")) ==
+        "t.ptx:12:1: expected a supported instruction (docs/isa/ptx.md); vector loads and stores (.v2, .v4) are not supported, found 'ld.global.v2.f32'");
+  CHECK(ptx_error(kernel("ld.param.u32 %r1, [k_param_9];\nret;\n")) ==
+        "t.ptx:12:20: expected a parameter of the kernel (did you mean 'k_param_0'?), found 'k_param_9'");
+  CHECK(ptx_error(kernel("ld.param.u64 %rd1, [k_param_1];\nret;\n")) ==
+        "t.ptx:12:20: expected an access inside parameter 'k_param_1' (4 bytes), found '[k_param_1]'");
+  CHECK(ptx_error(kernel("mov.u32 %r1, %clock;\nret;\n")) ==
+        "t.ptx:12:14: expected a supported special register (%tid, %ntid, %ctaid, %nctaid .x/.y/.z, %laneid, %warpid), found '%clock'");
+  CHECK(ptx_error(kernel("mov.u32 %r1, 4294967296;\nret;\n")) == "t.ptx:12:14: expected an immediate that fits .u32, found '4294967296'");
+  CHECK(ptx_error(".version 9.0\n.target sm_90a\n.address_size 64\n.visible .func f()\n{\nret;\n}\n") ==
+        "t.ptx:4:10: expected .entry (device functions, .func, are not supported: inline them), found '.func'");
+  CHECK(ptx_error(".version 9.0\n.target sm_90a\n.address_size 32\n") ==
+        "t.ptx:3:15: expected 64 (the only address size supported), found '32'");
+  CHECK(ptx_error(".version 9.0\n") == "t.ptx:2:1: expected a .entry kernel, found none in the file");
+  CHECK(ptx_error(".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n") ==
+        "t.ptx:5:1: expected a '}' closing this '{', found the end of the file");
+}
+
+TEST_CASE("registers by live ranges: ranges that never overlap share a register") {
+  // Eight predicates live at once fit; a ninth does not.
+  std::string eight, regs = ".reg .b32 %r<2>;\n.reg .pred %p<10>;\n";
+  for (int i = 0; i < 8; ++i) eight += "setp.eq.s32 %p" + std::to_string(i) + ", %r1, " + std::to_string(i) + ";\n";
+  std::string use;
+  for (int i = 0; i < 8; ++i) use += "@%p" + std::to_string(i) + " add.s32 %r1, %r1, 1;\n";
+  const auto ok = flynn::ptx::read(kernel(eight + use + "ret;\n", regs), "t.ptx");
+  CHECK(flynn::ptx::lower(ok, ok.kernels[0]).predicates == 8);
+  const auto nine = flynn::ptx::read(
+      kernel(eight + "setp.eq.s32 %p8, %r1, 8;\n" + use + "@%p8 add.s32 %r1, %r1, 1;\nret;\n", regs), "t.ptx");
+  try {
+    (void)flynn::ptx::lower(nine, nine.kernels[0]);
+    FAIL("nine live predicates lowered");
+  } catch (const flynn::input_error& e) {
+    CHECK(std::string(e.what()).find("more than 8 predicates live at once at 'setp.eq.s32 %p8, %r1, 8'") != std::string::npos);
+  }
+  // transpose declares 24 predicates, but few are live at once.
+  const auto t = flynn::ptx::read_file(src + "/workloads/cuda/ptx/transpose.ptx");
+  const auto lt = flynn::ptx::lower(t, t.kernels[0]);
+  CHECK(lt.predicates <= 8);
+  CHECK(lt.code.code.size() == t.kernels[0].code.size());  // one for one
+  // 64-bit values sit in even-aligned pairs.
+  for (std::size_t r = 0; r < t.kernels[0].regs.size(); ++r)
+    if (flynn::ptx::size_of(t.kernels[0].regs[r].type) == 8 && lt.placement[r] >= 0) CHECK(lt.placement[r] % 2 == 0);
+  // A value live around a loop keeps its register through the loop.
+  const auto loop = flynn::ptx::read(kernel("mov.u32 %r1, 0;\nmov.u32 %r2, 5;\n$L: add.s32 %r3, %r1, 1;\nadd.s32 %r1, %r3, 0;\n"
+                                            "setp.lt.s32 %p1, %r1, %r2;\n@%p1 bra $L;\nret;\n"),
+                                     "t.ptx");
+  const auto ll = flynn::ptx::lower(loop, loop.kernels[0]);
+  CHECK(ll.placement[2] != ll.placement[1]);  // %r2 (the bound) is live throughout the loop
+  CHECK(ll.placement[2] != ll.placement[3]);
+}
+
+// Every shipped kernel, lowered and run on the SIMT ISA's golden interpreter, leaves the
+// same memory and executes as many thread instructions as the PTX's golden interpreter.
+TEST_CASE("the lowering computes what the PTX computes (the two golden interpreters agree)") {
+  struct launch_case {
+    const char* file;
+    const char* entry;
+    std::array<unsigned, 3> grid, block;
+    std::vector<std::uint64_t> params;  // each written at its parameter's offset
+  };
+  // Buffers at 0x1000 (in), 0x9000 (second in), 0x11000 (out); counts chosen so that guards
+  // cut into the last block.
+  const std::vector<launch_case> cases = {
+      {"vecadd.ptx", "vecadd", {5, 1, 1}, {64, 1, 1}, {0x1000, 0x9000, 0x11000, 300}},
+      {"saxpy.ptx", "saxpy", {2, 1, 1}, {64, 1, 1}, {300, 0x40200000, 0x1000, 0x9000}},
+      {"index2d.ptx", "index2d", {2, 2, 1}, {16, 8, 1}, {0x1000, 0x11000, 30, 13, 3}},
+      {"reduce_shared.ptx", "reduce_shared", {3, 1, 1}, {128, 1, 1}, {0x1000, 0x11000, 300}},
+      {"reduce_shfl.ptx", "reduce_shfl", {3, 1, 1}, {128, 1, 1}, {0x1000, 0x11000, 300}},
+      {"histogram.ptx", "histogram", {2, 1, 1}, {256, 1, 1}, {0x1000, 2000, 0x11000}},
+      {"sgemm_tiled.ptx", "sgemm_tiled", {2, 2, 1}, {16, 16, 1}, {0x1000, 0x9000, 0x11000, 32, 32, 32}},
+      {"transpose.ptx", "transpose_naive", {2, 2, 1}, {32, 8, 1}, {0x1000, 0x11000, 64, 40}},
+      {"transpose.ptx", "transpose_padded", {2, 2, 1}, {32, 8, 1}, {0x1000, 0x11000, 40, 64}},
+  };
+  std::mt19937 rng(7);
+  for (const auto& c : cases) {
+    INFO(c.entry);
+    const auto m = flynn::ptx::read_file(src + "/workloads/cuda/ptx/" + c.file);
+    const auto& k = flynn::ptx::find_kernel(m, c.entry);
+    const auto low = flynn::ptx::lower(m, k);
+    flynn::simt::launch l;
+    l.grid_xyz = c.grid;
+    l.block_xyz = c.block;
+    l.grid = c.grid[0] * c.grid[1] * c.grid[2];
+    l.block = c.block[0] * c.block[1] * c.block[2];
+    l.shared_bytes = (k.static_shared + 3) / 4 * 4;
+    std::vector<unsigned char> bytes((k.param_bytes + 3) / 4 * 4, 0);
+    for (std::size_t i = 0; i < k.params.size(); ++i) std::memcpy(&bytes[k.params[i].offset], &c.params[i], k.params[i].bytes);
+    l.params.resize(bytes.size() / 4);
+    std::memcpy(l.params.data(), bytes.data(), bytes.size());
+    std::vector<unsigned char> global(0x20000);
+    for (std::size_t i = 0x1000; i < 0x11000; i += 4) {  // small floats and integers
+      const std::uint32_t v = (rng() & 1) ? 0x3f800000u + (rng() & 0x7fffff) : rng() % 2000;
+      std::memcpy(&global[i], &v, 4);
+    }
+    auto g1 = global, g2 = global;
+    const auto a = flynn::ptx::interpret(m, k, l, g1, {});
+    const auto b = flynn::simt::interpret(low.code, l, g2, {});
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    CHECK(a.thread_instructions == b.thread_instructions);
+    CHECK(g1 == g2);
+    CHECK(g1 != global);  // the kernel wrote something
+  }
+}
