@@ -103,8 +103,11 @@ TEST_CASE("bad PTX: the file, line and column, what was expected and what was fo
   CHECK(ptx_error(kernel("add.s32 %r1, %r2, %r3\nret;\n")) == "t.ptx:13:1: expected ',' or ';' after the instruction, found 'ret'");
   CHECK(ptx_error(kernel("bra $L__nowhere;\nret;\n")) == "t.ptx:12:5: expected a label defined in the kernel, found '$L__nowhere'");
   CHECK(ptx_error(kernel("$L: ret;\n$L: ret;\n")) == "t.ptx:13:1: expected a new label name ('$L' is defined already), found '$L'");
-  CHECK(ptx_error(kernel("ld.global.v2.f32 {%r1, %r2}, [%rd1];\nret;\n")) ==
-        "t.ptx:12:1: expected a supported instruction (docs/isa/ptx.md); vector loads and stores (.v2, .v4) are not supported, found 'ld.global.v2.f32'");
+  CHECK(ptx_error(kernel("ld.global.v4.u64 {%rd0, %rd1, %rd2, %rd3}, [%rd1];\nret;\n")) ==
+        "t.ptx:12:1: expected a supported instruction (docs/isa/ptx.md); vector accesses of 4-byte elements (.v2, .v4) or 8-byte ones (.v2), found 'ld.global.v4.u64'");
+  CHECK(ptx_error(kernel("ld.global.v2.u32 {%r1, %r1}, [%rd1];\nret;\n")) ==
+        "t.ptx:12:18: expected distinct registers in the vector, found '{%r1,%r1}'");
+  CHECK(ptx_error(kernel("ld.global.v4.u32 {%r1, %r2}, [%rd1];\nret;\n")) == "t.ptx:12:18: expected a vector of 4 registers, found 2");
   CHECK(ptx_error(kernel("ld.param.u32 %r1, [k_param_9];\nret;\n")) ==
         "t.ptx:12:20: expected a parameter of the kernel (did you mean 'k_param_0'?), found 'k_param_9'");
   CHECK(ptx_error(kernel("ld.param.u64 %rd1, [k_param_1];\nret;\n")) ==
@@ -133,6 +136,55 @@ TEST_CASE("labels are local to their { } scope, as nvcc's repeated inline assemb
   CHECK(code[6].target == 8);  // a branch inside or outside a scope to a label of the kernel's body
   // A label of an inner scope is not visible outside it.
   CHECK(ptx_error(kernel("{\nin: ret;\n}\nbra in;\n")) == "t.ptx:15:5: expected a label defined in the kernel, found 'in'");
+}
+
+TEST_CASE("vector accesses: a group's registers are consecutive, in their order") {
+  // Each thread loads a float4, stores its elements reversed and scaled, and a v2 of u32.
+  const auto m = flynn::ptx::read(
+      kernel("mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [k_param_0];\nmul.wide.u32 %rd2, %r1, 16;\nadd.s64 %rd3, %rd1, %rd2;\n"
+             "ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3];\nmul.f32 %f5, %f4, 0f40000000;\n"
+             "add.f32 %f6, %f3, %f5;\nadd.f32 %f7, %f2, %f6;\nadd.f32 %f8, %f1, %f7;\n"
+             "st.global.v4.f32 [%rd3+4096], {%f5, %f6, %f7, %f8};\nld.global.v2.u32 {%r2, %r3}, [%rd3+8];\n"
+             "st.global.v2.u32 [%rd3+8192], {%r2, %r3};\nret;\n",
+             ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<9>;\n"),
+      "t.ptx");
+  const auto& k = m.kernels.at(0);
+  const auto low = flynn::ptx::lower(m, k);
+  const auto reg = [&](const char* name) {
+    for (std::size_t r = 0; r < k.regs.size(); ++r)
+      if (k.regs[r].name == name) return low.placement[r];
+    return -1;
+  };
+  CHECK(reg("%f1") % 4 == 0);  // a 128-bit group starts at a multiple of 4
+  CHECK(reg("%f2") == reg("%f1") + 1);
+  CHECK(reg("%f4") == reg("%f1") + 3);
+  CHECK(reg("%f8") == reg("%f5") + 3);  // the stored group
+  CHECK(reg("%r3") == reg("%r2") + 1);
+  CHECK(low.code.code[4].width == 16);
+  flynn::simt::launch l;
+  l.grid = 2;
+  l.block = 32;
+  l.params = {0x1000, 0, 0};
+  std::vector<unsigned char> global(0x4000);
+  for (std::size_t i = 0; i < global.size(); ++i) global[i] = static_cast<unsigned char>(i * 13 + 1);
+  auto g1 = global, g2 = global;
+  const auto a = flynn::ptx::interpret(m, k, l, g1, {});
+  const auto b = flynn::simt::interpret(low.code, l, g2, {});
+  REQUIRE(a.ok);
+  REQUIRE(b.ok);
+  CHECK(a.thread_instructions == b.thread_instructions);
+  CHECK(g1 == g2);
+  // The same registers in another order (or with other members) cannot be consecutive both
+  // ways: refused, naming the instruction.
+  const auto swapped = flynn::ptx::read(
+      kernel("ld.global.v2.u32 {%r2, %r3}, [%rd1];\nst.global.v2.u32 [%rd1+8], {%r3, %r2};\nret;\n"), "t.ptx");
+  try {
+    (void)flynn::ptx::lower(swapped, swapped.kernels[0]);
+    FAIL("a register in two groups lowered");
+  } catch (const flynn::input_error& e) {
+    CHECK(std::string(e.what()) == "t.ptx:13: expected vector operands that group a register with the same others each time, "
+                                   "found 'st.global.v2.u32 [%rd1+8], {%r3, %r2}' (%r3 is in another group)");
+  }
 }
 
 TEST_CASE("registers by live ranges: ranges that never overlap share a register") {

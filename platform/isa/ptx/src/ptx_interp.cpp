@@ -219,6 +219,14 @@ class machine {
           if (at + sz > params_.size())
             throw stop{"parameter " + p.name + " not given (" + std::to_string(params_.size()) + " bytes of parameters)"};
           std::memcpy(&v, &params_[at], sz);
+        } else if (!in.group.empty()) {  // a vector: element i into the group's register i
+          const std::uint64_t a = address(th, o[1], in.sp, static_cast<unsigned>(sz * in.group.size()));
+          for (std::size_t i = 0; i < in.group.size(); ++i) {
+            std::uint64_t e = 0;
+            std::memcpy(&e, &(in.sp == space::shared ? *shared_ : global_)[a + i * sz], sz);
+            th.r[in.group[i]] = e & mask_of(size_of(k_.regs[in.group[i]].type));
+          }
+          break;
         } else {
           const std::uint64_t a = address(th, o[1], in.sp, sz);
           std::memcpy(&v, &(in.sp == space::shared ? *shared_ : global_)[a], sz);
@@ -228,6 +236,12 @@ class machine {
         break;
       }
       case opcode::st: {
+        if (!in.group.empty()) {
+          const std::uint64_t a = address(th, o[0], in.sp, static_cast<unsigned>(sz * in.group.size()));
+          for (std::size_t i = 0; i < in.group.size(); ++i)
+            std::memcpy(&(in.sp == space::shared ? *shared_ : global_)[a + i * sz], &th.r[in.group[i]], sz);
+          break;
+        }
         const std::uint64_t a = address(th, o[0], in.sp, sz);
         const std::uint64_t v = th.r[o[1].reg];
         std::memcpy(&(in.sp == space::shared ? *shared_ : global_)[a], &v, sz);

@@ -26,6 +26,8 @@ usage usage_of(const instruction& in) {
     const bool def = (i == 0 && has_dest) || (in.op == opcode::shfl && i == 5);  // (shfl's d|p)
     if (o.k == operand::kind::reg) (def ? u.defs : u.uses).push_back(o.reg);
     if (o.k == operand::kind::address && o.base_reg) u.uses.push_back(o.reg);
+    if (o.k == operand::kind::group)
+      for (const auto r : in.group) (def ? u.defs : u.uses).push_back(r);
   }
   return u;
 }
@@ -97,34 +99,81 @@ lowered lower(const module& m, const kernel& k) {
     for (auto d : use[i].defs) touch(d, i);
     for (auto u : use[i].uses) touch(u, i);
   }
-  // Linear scan: lowest free register (pair) or predicate.
-  std::vector<std::uint32_t> order;
+  // Register groups: the registers of a vector operand ({%a, %b, %c, %d}) sit in
+  // consecutive registers in their order, so a group is allocated as one unit over the
+  // union of its members' ranges. A register in two groups with other members is refused.
+  std::vector<std::vector<std::uint32_t>> groups;
+  std::vector<std::int32_t> group_of(nregs, -1);
+  for (const instruction& in : k.code) {
+    if (in.group.empty()) continue;
+    std::int32_t g = group_of[in.group[0]];
+    if (g < 0 || groups[static_cast<std::size_t>(g)] != in.group) {
+      for (const auto r : in.group)
+        if (group_of[r] >= 0)
+          throw input_error(k.file + ":" + std::to_string(in.line) +
+                            ": expected vector operands that group a register with the same others each time, found '" +
+                            in.text + "' (" + k.regs[r].name + " is in another group)");
+      g = static_cast<std::int32_t>(groups.size());
+      groups.push_back(in.group);
+      for (const auto r : in.group) group_of[r] = g;
+    }
+  }
+  // Allocation units in order of first use: a register, or a group.
+  struct unit {
+    std::int64_t first = 0, last = 0;
+    std::int32_t reg = -1, grp = -1;
+  };
+  std::vector<unit> units;
   for (std::uint32_t r = 0; r < nregs; ++r)
-    if (first[r] >= 0) order.push_back(r);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return first[a] < first[b]; });
+    if (first[r] >= 0 && group_of[r] < 0) units.push_back({first[r], last[r], static_cast<std::int32_t>(r), -1});
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    unit u{INT64_MAX, -1, -1, static_cast<std::int32_t>(g)};
+    for (const auto r : groups[g]) {
+      u.first = std::min(u.first, first[r]);
+      u.last = std::max(u.last, last[r]);
+    }
+    units.push_back(u);
+  }
+  std::stable_sort(units.begin(), units.end(), [](const unit& a, const unit& b) { return a.first < b.first; });
+  // Linear scan: the lowest free register (aligned pair, group) or predicate.
   out.placement.assign(nregs, -1);
   std::vector<std::int64_t> gen_free_after(simt::num_registers, -1), pred_free_after(8, -1);  // busy through that index
-  for (std::uint32_t r : order) {
-    const dtype t = k.regs[r].type;
-    const std::int64_t s = first[r];
+  const auto slots = [&](std::uint32_t r) { return size_of(k.regs[r].type) == 8 ? 2u : 1u; };
+  for (const unit& u : units) {
+    const std::int64_t s = u.first;
     const instruction& at = k.code[static_cast<std::size_t>(s)];
-    if (t == dtype::pred) {
+    if (u.reg >= 0 && k.regs[static_cast<std::size_t>(u.reg)].type == dtype::pred) {
       unsigned p = 0;
       while (p < 8 && pred_free_after[p] >= s) ++p;
       if (p == 8) too_many(k, at, "more than 8 predicates");
-      pred_free_after[p] = last[r];
-      out.placement[r] = static_cast<std::int32_t>(p);
+      pred_free_after[p] = u.last;
+      out.placement[static_cast<std::size_t>(u.reg)] = static_cast<std::int32_t>(p);
       out.predicates = std::max(out.predicates, p + 1);
       continue;
     }
-    const unsigned width = size_of(t) == 8 ? 2 : 1;
+    unsigned width = 0;
+    if (u.reg >= 0) width = slots(static_cast<std::uint32_t>(u.reg));
+    else
+      for (const auto r : groups[static_cast<std::size_t>(u.grp)]) width += slots(r);
+    const unsigned align = width >= 4 ? 4 : width >= 2 ? 2 : 1;  // (pairs even, 128-bit groups at multiples of 4)
     unsigned g = 0;
-    while (g + width <= simt::num_registers &&
-           !(gen_free_after[g] < s && (width == 1 || gen_free_after[g + 1] < s)))
-      g += width;  // (pairs at even registers)
+    const auto free_at = [&](unsigned b) {
+      for (unsigned x = 0; x < width; ++x)
+        if (gen_free_after[b + x] >= s) return false;
+      return true;
+    };
+    while (g + width <= simt::num_registers && !free_at(g)) g += align;
     if (g + width > simt::num_registers) too_many(k, at, "more than 256 32-bit registers");
-    for (unsigned x = 0; x < width; ++x) gen_free_after[g + x] = last[r];
-    out.placement[r] = static_cast<std::int32_t>(g);
+    for (unsigned x = 0; x < width; ++x) gen_free_after[g + x] = u.last;
+    if (u.reg >= 0) {
+      out.placement[static_cast<std::size_t>(u.reg)] = static_cast<std::int32_t>(g);
+    } else {
+      unsigned at_slot = g;
+      for (const auto r : groups[static_cast<std::size_t>(u.grp)]) {
+        out.placement[r] = static_cast<std::int32_t>(at_slot);
+        at_slot += slots(r);
+      }
+    }
     out.registers = std::max(out.registers, g + width);
   }
 
@@ -206,9 +255,11 @@ lowered lower(const module& m, const kernel& k) {
         }
         s.code = in.op == opcode::ld ? simt::op::ld : simt::op::st;
         s.sp = in.sp == space::shared ? simt::space::shared : simt::space::global;
-        s.width = static_cast<std::uint8_t>(size_of(in.type));
+        const std::size_t elements = in.group.empty() ? 1 : in.group.size();
+        s.width = static_cast<std::uint8_t>(size_of(in.type) * elements);
         s.sign = is_signed(in.type) && size_of(in.type) < 4;
-        (in.op == opcode::ld ? s.rd : s.rb) = phys(data);
+        (in.op == opcode::ld ? s.rd : s.rb) =
+            in.group.empty() ? phys(data) : static_cast<std::uint8_t>(out.placement[in.group[0]]);
         memory_address(a);
         break;
       }

@@ -368,6 +368,7 @@ class reader {
     std::vector<std::int64_t> to(k.regs.size(), -1);
     const auto mark = [&](std::uint32_t r) { to[r] = 0; };
     for (const auto& in : k.code) {
+      for (const auto r : in.group) mark(r);
       if (in.guard >= 0) mark(static_cast<std::uint32_t>(in.guard));
       for (unsigned i = 0; i < in.nops; ++i)
         if (in.ops[i].k == operand::kind::reg || (in.ops[i].k == operand::kind::address && in.ops[i].base_reg))
@@ -380,6 +381,7 @@ class reader {
         kept.push_back(std::move(k.regs[r]));
       }
     for (auto& in : k.code) {
+      for (auto& r : in.group) r = static_cast<std::uint32_t>(to[r]);
       if (in.guard >= 0) in.guard = static_cast<std::int32_t>(to[static_cast<std::size_t>(in.guard)]);
       for (unsigned i = 0; i < in.nops; ++i)
         if (in.ops[i].k == operand::kind::reg || (in.ops[i].k == operand::kind::address && in.ops[i].base_reg))
@@ -764,6 +766,30 @@ class reader {
     return r;
   }
 
+  // {%a, %b, ...}: `count` registers of the type's size, kept in in.group.
+  operand group(const raw_operand& o, const token& op, dtype ty, unsigned count, instruction& in) {
+    const auto& ts = o.toks;
+    if (ts.size() < 3 || ts.front().s != "{" || ts.back().s != "}")
+      fail(ts[0], "a vector of " + std::to_string(count) + " registers {%a, %b, ...}", quoted(o.text));
+    in.group.clear();
+    for (std::size_t i = 1; i + 1 < ts.size(); ++i) {
+      if (ts[i].s == ",") continue;
+      raw_operand one;
+      one.toks = {ts[i]};
+      one.text = ts[i].s;
+      in.group.push_back(value(one, op, ty, reg_only).reg);
+      if (i + 2 < ts.size() && ts[i + 1].s != ",") fail(ts[i + 1], "',' or '}'");
+    }
+    if (in.group.size() != count)
+      fail(ts[0], "a vector of " + std::to_string(count) + " registers", std::to_string(in.group.size()));
+    for (std::size_t i = 0; i < in.group.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (in.group[i] == in.group[j]) fail(ts[0], "distinct registers in the vector", quoted(o.text));
+    operand r;
+    r.k = operand::kind::group;
+    return r;
+  }
+
   void need(const token& op, const std::vector<raw_operand>& ops, unsigned n) {
     if (ops.size() != n)
       fail(op, std::to_string(n) + " operands for " + quoted(op.s), std::to_string(ops.size()));
@@ -827,14 +853,20 @@ class reader {
       in.sp = head == "ld" ? space_of({{"param", space::param}, {"global", space::global}, {"shared", space::shared}})
                            : space_of({{"global", space::global}, {"shared", space::shared}});
       for (const char* c : {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak"}) take(c);
-      if (!mods.empty() && (mods.front() == "v2" || mods.front() == "v4"))
-        unsupported(op, "vector loads and stores (.v2, .v4) are not supported");
+      const unsigned vec = take("v2") ? 2 : take("v4") ? 4 : 1;
       no_more();
       if (in.type == dtype::none || in.type == dtype::pred || in.type == dtype::f16 || in.type == dtype::f64)
         unsupported(op);
       need(op, ops, 2);
       const unsigned data = head == "ld" ? 0 : 1;
       set(head == "ld" ? 1 : 0, address(ops[head == "ld" ? 1 : 0], in.sp));
+      if (vec > 1) {  // {%a, %b[, %c, %d]}: elements of 4 bytes (v2, v4) or 8 (v2)
+        if (in.sp == space::param) unsupported(op, "vector parameter reads are not supported");
+        if (size_of(in.type) < 4 || vec * size_of(in.type) > 16)
+          unsupported(op, "vector accesses of 4-byte elements (.v2, .v4) or 8-byte ones (.v2)");
+        set(data, group(ops[data], op, in.type, vec, in));
+        return;
+      }
       // A narrow value may sit in a wider register (ld.u8 into a .b16 or .b32 register).
       if (head == "ld") dest(data, in.type, size_of(in.type) < 4 ? size_of(in.type) : 0);
       else set(data, value(ops[data], op, in.type, reg_only, size_of(in.type) < 4 ? size_of(in.type) : 0));

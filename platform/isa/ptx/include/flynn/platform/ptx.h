@@ -34,7 +34,8 @@ enum class sreg : std::uint8_t { tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ct
                                  nctaid_x, nctaid_y, nctaid_z, laneid, warpid };
 
 struct operand {
-  enum class kind : std::uint8_t { none, reg, imm, sreg, symbol, address } k = kind::none;
+  // group: the instruction's `group` of registers ({%f1, %f2, %f3, %f4} of a vector access)
+  enum class kind : std::uint8_t { none, reg, imm, sreg, symbol, address, group } k = kind::none;
   std::uint32_t reg = 0;     // reg: the register; address: the base register (when base_reg)
   bool neg = false;          // reg: a negated predicate (!%p)
   bool base_reg = false;     // address: [reg + offset], else [symbol + offset] (or [offset])
@@ -56,6 +57,7 @@ struct instruction {
   bool guard_neg = false;
   std::array<operand, 6> ops{};
   unsigned nops = 0;
+  std::vector<std::uint32_t> group;  // the registers of its group operand, in order
   std::uint32_t target = 0;  // bra: the instruction index of its label
   std::uint32_t line = 0, col = 0;  // where in the PTX file
   std::uint32_t loc_file = 0, loc_line = 0;  // the last .loc before it (0: none)
