@@ -49,7 +49,6 @@ struct bitset {
 }  // namespace
 
 lowered lower(const module& m, const kernel& k) {
-  (void)m;
   const std::size_t n = k.code.size(), nregs = k.regs.size();
   lowered out;
   out.code.name = k.name;
@@ -182,6 +181,10 @@ lowered lower(const module& m, const kernel& k) {
     simt::instr s;
     s.line = in.line;
     s.text = in.text;
+    if (in.loc_file) {  // the CUDA line nvcc -lineinfo names, for fault reports and traces
+      const auto f = m.files.find(in.loc_file);
+      if (f != m.files.end()) s.text += " // " + f->second + ":" + std::to_string(in.loc_line);
+    }
     if (in.guard >= 0) {
       s.guard = static_cast<std::uint8_t>(out.placement[static_cast<std::size_t>(in.guard)]);
       s.guard_neg = in.guard_neg;
