@@ -315,7 +315,7 @@ TEST_CASE("asm errors: operand count") {
   CHECK(asm_error("ld.global.32 r1\n") == "t.s:1:1: expected 2 operands (ld.SPACE.W rd, [ra+imm]), found 1");
   CHECK(asm_error("st.shared.64 [r2]\n") == "t.s:1:1: expected 2 operands (st.SPACE.W [ra+imm], rb), found 1");
   CHECK(asm_error("cvt.s.f r1, r2, r3\n") == "t.s:1:17: expected 2 operands (cvt.s.f rd, ra), found 3");
-  CHECK(asm_error("selp r1, r2, r3\n") == "t.s:1:1: expected 4 operands (selp rd, ra, rb|imm, pa), found 3");
+  CHECK(asm_error("selp r1, r2, r3\n") == "t.s:1:1: expected 4 operands (selp rd, ra|imm, rb|imm, pa), found 3");
   CHECK(asm_error("ffma r1, r2, r3\n") == "t.s:1:1: expected 4 operands (ffma rd, ra, rb, rc), found 3");
   CHECK(asm_error("bra\n") == "t.s:1:1: expected 1 operand (bra label), found 0");
   CHECK(asm_error("add r1, , r2\n") == "t.s:1:9: expected a general register r0..r255, found ','");

@@ -465,7 +465,7 @@ TEST_CASE("reads() and writes() name exactly the registers the golden interprete
       "max r1, r2, 9", "fadd r1, r2, r3", "fsub r1, r2, r3", "fmul r1, r2, r3", "ffma r1, r2, r3, r4",
       "fmin r1, r2, r3", "fmax r1, r2, r3", "fdiv r1, r2, r3", "fsqrt r1, r2", "cvt.f.s r1, r2",
       "cvt.s.f r1, r2", "setp.lt.s32 p2, r2, r3", "setp.ne.u32 p2, r2, 320", "selp r1, r2, r3, p3",
-      "selp r1, r2, 4, p3", "ld.global.32 r1, [r2+16]", "ld.global.64 r4, [r2]", "ld.global.128 r8, [r3]",
+      "selp r1, r2, 4, p3", "selp r1, 7, r2, p3", "selp r1, 1, 0, p4", "ld.global.32 r1, [r2+16]", "ld.global.64 r4, [r2]", "ld.global.128 r8, [r3]",
       "ld.shared.64 r4, [r2]", "st.global.32 [r2+16], r1", "st.global.64 [r2], r4", "st.global.128 [r3], r8",
       "st.shared.64 [r2], r6", "@p1 add r1, r2, r3", "@!p2 st.global.64 [r2], r4", "@p1 ld.global.64 r8, [r3]",
       "nop", "bar.sync",

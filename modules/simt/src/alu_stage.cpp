@@ -243,8 +243,9 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
       break;
     }
     case op::selp: {
-      std::uint32_t imm_row[row_lanes];
-      const std::uint32_t* a = w.row(in.ra);
+      std::uint32_t imm_row[row_lanes], imm_a[row_lanes];
+      if (in.a_imm) std::fill_n(imm_a, row_lanes, in.imm_b);
+      const std::uint32_t* a = in.a_imm ? imm_a : w.row(in.ra);
       const std::uint32_t* b = source_b(w, in, imm_row);
       const std::uint32_t pm = w.p[in.rc & 7u];
       for (unsigned l = 0; l < row_lanes; ++l) v[l] = (pm & lane_bit[l]) ? a[l] : b[l];

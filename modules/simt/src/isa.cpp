@@ -60,7 +60,7 @@ reg_set reads(const instr& in, unsigned tma_rank) {
       s.add(in.rc);
       break;
     case op::selp:
-      s.add(in.ra);
+      if (!in.a_imm) s.add(in.ra);
       source_b();
       s.add_pred(in.rc);
       break;

@@ -372,6 +372,10 @@ class machine {
         break;
       }
       case opcode::shfl: break;  // (shuffle)
+      case opcode::mbar_init: case opcode::mbar_arrive: case opcode::mbar_arrive_tx: case opcode::mbar_try_wait:
+      case opcode::tma_load: case opcode::wgmma_fence: case opcode::wgmma_mma: case opcode::wgmma_commit:
+      case opcode::wgmma_wait: case opcode::fence: case opcode::setmaxnreg: case opcode::elect:
+        throw stop{"Hopper's asynchronous instructions are not interpreted from PTX yet"};
     }
     return true;
   }

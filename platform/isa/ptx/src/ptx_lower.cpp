@@ -49,6 +49,10 @@ struct bitset {
 }  // namespace
 
 lowered lower(const module& m, const kernel& k) {
+  for (const instruction& in : k.code)
+    if (in.op >= opcode::mbar_init)
+      throw input_error(k.file + ":" + std::to_string(in.line) + ": expected an instruction the lowering takes, found '" +
+                        in.text + "' (Hopper's asynchronous instructions are read, but not run from PTX yet)");
   const std::size_t n = k.code.size(), nregs = k.regs.size();
   lowered out;
   out.code.name = k.name;
@@ -358,7 +362,12 @@ lowered lower(const module& m, const kernel& k) {
       case opcode::selp:
         s.code = simt::op::selp;
         s.rd = phys(o[0]);
-        s.ra = phys(o[1]);
+        if (o[1].k == operand::kind::imm) {
+          s.a_imm = true;
+          s.imm_b = static_cast<std::uint32_t>(o[1].imm);
+        } else {
+          s.ra = phys(o[1]);
+        }
         b_operand(o[2]);
         s.rc = phys(o[3]);
         break;
@@ -383,6 +392,10 @@ lowered lower(const module& m, const kernel& k) {
       case opcode::bar: s.code = simt::op::bar; break;
       case opcode::ret:
       case opcode::exit: s.code = simt::op::exit; break;
+      case opcode::mbar_init: case opcode::mbar_arrive: case opcode::mbar_arrive_tx: case opcode::mbar_try_wait:
+      case opcode::tma_load: case opcode::wgmma_fence: case opcode::wgmma_mma: case opcode::wgmma_commit:
+      case opcode::wgmma_wait: case opcode::fence: case opcode::setmaxnreg: case opcode::elect:
+        break;  // (refused above)
       case opcode::shfl: {
         s.code = simt::op::shfl;
         s.sub = static_cast<std::uint8_t>(in.shfl);

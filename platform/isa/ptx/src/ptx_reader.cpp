@@ -14,7 +14,7 @@ namespace flynn::ptx {
 unsigned size_of(dtype t) {
   switch (t) {
     case dtype::b8: case dtype::u8: case dtype::s8: return 1;
-    case dtype::b16: case dtype::u16: case dtype::s16: case dtype::f16: return 2;
+    case dtype::b16: case dtype::u16: case dtype::s16: case dtype::f16: case dtype::bf16: return 2;
     case dtype::b32: case dtype::u32: case dtype::s32: case dtype::f32: return 4;
     case dtype::b64: case dtype::u64: case dtype::s64: case dtype::f64: return 8;
     case dtype::none: case dtype::pred: break;
@@ -22,14 +22,14 @@ unsigned size_of(dtype t) {
   return 0;
 }
 bool is_signed(dtype t) { return t == dtype::s8 || t == dtype::s16 || t == dtype::s32 || t == dtype::s64; }
-bool is_float(dtype t) { return t == dtype::f16 || t == dtype::f32 || t == dtype::f64; }
+bool is_float(dtype t) { return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64; }
 
 namespace {
 const std::pair<const char*, dtype> type_names[] = {
     {"pred", dtype::pred}, {"b8", dtype::b8},   {"u8", dtype::u8},   {"s8", dtype::s8},   {"b16", dtype::b16},
     {"u16", dtype::u16},   {"s16", dtype::s16}, {"f16", dtype::f16}, {"b32", dtype::b32}, {"u32", dtype::u32},
     {"s32", dtype::s32},   {"f32", dtype::f32}, {"b64", dtype::b64}, {"u64", dtype::u64}, {"s64", dtype::s64},
-    {"f64", dtype::f64}};
+    {"f64", dtype::f64},   {"bf16", dtype::bf16}};
 
 dtype type_named(const std::string& s) {
   for (const auto& [n, t] : type_names)
@@ -115,7 +115,9 @@ class reader {
         i = j + 1;
       } else if (ident_start(c)) {
         std::size_t j = i + 1;
-        while (j < s.size() && ident_char(s[j])) ++j;
+        // (state-space qualifiers are part of an opcode: .shared::cta, mbarrier::complete_tx::bytes)
+        while (j < s.size() && (ident_char(s[j]) || (s[j] == ':' && j + 2 < s.size() && s[j + 1] == ':' && ident_char(s[j + 2]))))
+          j += s[j] == ':' ? 2 : 1;
         t.kind = token::ident;
         t.s = s.substr(i, j - i);
         i = j;
@@ -624,7 +626,7 @@ class reader {
       k = 1;
     }
     const token& t = o.toks[k];
-    if (o.toks.size() == k + 1 && t.kind == token::ident && t.s[0] == '%') {
+    if (o.toks.size() == k + 1 && t.kind == token::ident && (t.s[0] == '%' || regs_by_name_.count(t.s))) {
       for (const auto& [n, s] : sreg_names)
         if (t.s == n) {
           if (!(allow & allow_sreg)) fail(t, "a register or immediate, not a special register", quoted(t.s));
@@ -654,11 +656,14 @@ class reader {
     if (o.toks.size() == 1 && t.kind == token::ident && !(t.s[0] == '%')) {
       if (!(allow & allow_symbol)) fail(t, "a register or immediate", quoted(t.s));
       const std::int32_t s = shared_index(t.s);
-      if (s < 0 && param_index(t.s) >= 0)
-        fail(t, "a register, an immediate or a shared variable (a parameter's address, as a CUtensorMap parameter is used, is not supported yet)",
-             quoted(t.s));
-      if (s < 0) fail(t, "a shared variable's name", quoted(t.s) + " (not declared)");
       r.k = operand::kind::symbol;
+      if (s < 0 && param_index(t.s) >= 0) {  // a parameter's address (a CUtensorMap passed by value)
+        if (size_of(ty) != 8) fail(t, "a 64-bit move for a parameter's address", quoted(op.s));
+        r.symbol = param_index(t.s);
+        r.param = true;
+        return r;
+      }
+      if (s < 0) fail(t, "a shared variable's name", quoted(t.s) + " (not declared)");
       r.symbol = s;
       return r;
     }
@@ -882,8 +887,11 @@ class reader {
       }
     } else if (head == "cvta") {
       in.op = opcode::cvta;
-      if (!take("to")) unsupported(op, "only cvta.to.global.u64 (generic to global) is supported");
-      in.sp = space_of({{"global", space::global}});
+      // cvta.to.global: generic to global (the same addresses here); cvta.param: a parameter's
+      // address to a generic one (a CUtensorMap parameter's, for cp.async.bulk.tensor)
+      const bool to = take("to");
+      in.sp = space_of({{"global", space::global}, {"param", space::param}});
+      if (to != (in.sp == space::global)) unsupported(op, "cvta.to.global.u64 and cvta.param.u64");
       in.type = take_type();
       no_more();
       one_of(in.type, {dtype::u64});
@@ -945,7 +953,7 @@ class reader {
       in.op = head == "and" ? opcode::and_ : head == "or" ? opcode::or_ : head == "xor" ? opcode::xor_ : opcode::not_;
       in.type = take_type();
       no_more();
-      one_of(in.type, {dtype::b32, dtype::pred});
+      one_of(in.type, {dtype::b32, dtype::b64, dtype::pred});
       const bool un = in.op == opcode::not_;
       need(op, ops, un ? 2 : 3);
       dest(0, in.type);
@@ -995,7 +1003,7 @@ class reader {
       one_of(in.type, {dtype::b32, dtype::s32, dtype::u32, dtype::f32});
       need(op, ops, 4);
       dest(0, in.type);
-      src(1, in.type, reg_only);
+      src(1, in.type);
       src(2, in.type);
       set(3, value(ops[3], op, dtype::pred, reg_only));
     } else if (head == "cvt") {
@@ -1096,6 +1104,144 @@ class reader {
       dest(0, in.type);
       set(1, address(ops[1], in.sp));
       src(2, in.type);
+    } else if (head == "mbarrier") {
+      // mbarrier.init / arrive / arrive.expect_tx / try_wait.parity, .shared::cta (or .shared), .b64
+      const bool init = take("init"), arrive = take("arrive"), expect = take("expect_tx"), try_wait = take("try_wait");
+      const bool parity = take("parity");
+      if (!take("shared::cta")) take("shared");
+      take("release");
+      take("acquire");
+      take("cta");
+      in.type = take_type();
+      no_more();
+      one_of(in.type, {dtype::b64});
+      in.sp = space::shared;
+      if (init && !arrive && !try_wait) {
+        in.op = opcode::mbar_init;
+        need(op, ops, 2);
+        set(0, address(ops[0], space::shared));
+        src(1, dtype::u32);
+      } else if (arrive && !init && !try_wait) {
+        in.op = expect ? opcode::mbar_arrive_tx : opcode::mbar_arrive;
+        need(op, ops, expect ? 3 : 2);
+        if (!(ops[0].toks.size() == 1 && ops[0].toks[0].s == "_")) dest(0, dtype::b64);  // the state (or the sink _)
+        set(1, address(ops[1], space::shared));
+        if (expect) src(2, dtype::u32);
+      } else if (try_wait && parity && !init && !arrive) {
+        in.op = opcode::mbar_try_wait;
+        need(op, ops, 3);
+        dest(0, dtype::pred);
+        set(1, address(ops[1], space::shared));
+        src(2, dtype::u32);
+      } else {
+        unsupported(op, "mbarrier.init, mbarrier.arrive[.expect_tx] and mbarrier.try_wait.parity");
+      }
+    } else if (head == "cp") {
+      // cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [map, {c0, ..}], [bar]
+      in.op = opcode::tma_load;
+      const bool ok = take("async") && take("bulk") && take("tensor") && take("global") &&
+                      take("mbarrier::complete_tx::bytes") && (take("shared::cluster") || take("shared::cta"));
+      for (unsigned d = 1; d <= 5; ++d)
+        if (take(std::to_string(d) + "d")) in.rank = d;
+      take("tile");
+      if (!ok || in.rank == 0) unsupported(op, "cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes");
+      no_more();
+      need(op, ops, 3);
+      set(0, address(ops[0], space::shared));
+      // [map, {c0, ..}]: the tensor map's generic address, then the coordinates
+      const raw_operand& mo = ops[1];
+      if (mo.toks.size() < 6 || mo.toks.front().s != "[" || mo.toks.back().s != "]" || mo.toks[2].s != ",")
+        fail(mo.toks[0], "[tensor map, {coordinates}]", quoted(mo.text));
+      raw_operand map;
+      map.toks = {mo.toks[1]};
+      map.text = mo.toks[1].s;
+      set(1, value(map, op, dtype::b64, reg_only));
+      raw_operand coords;
+      coords.toks.assign(mo.toks.begin() + 3, mo.toks.end() - 1);
+      for (const auto& t : coords.toks) coords.text += t.s;
+      group(coords, op, dtype::b32, in.rank, in);
+      set(2, address(ops[2], space::shared));
+    } else if (head == "wgmma") {
+      take("sync");
+      take("aligned");
+      if (take("fence")) {
+        in.op = opcode::wgmma_fence;
+        no_more();
+        need(op, ops, 0);
+      } else if (take("commit_group")) {
+        in.op = opcode::wgmma_commit;
+        no_more();
+        need(op, ops, 0);
+      } else if (take("wait_group")) {
+        in.op = opcode::wgmma_wait;
+        no_more();
+        need(op, ops, 1);
+        const operand n = value(ops[0], op, dtype::u32, allow_imm);
+        if (n.k != operand::kind::imm || n.imm > 7) fail(ops[0].toks[0], "a group count 0 .. 7", quoted(ops[0].text));
+        set(0, n);
+      } else if (take("mma_async")) {
+        // wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 {d..}, desc-a, desc-b, scale-d, imm-scale-a, imm-scale-b, tnsp-a, tnsp-b
+        in.op = opcode::wgmma_mma;
+        std::string shape;
+        for (const auto& m : mods)
+          if (m.size() > 5 && m.compare(0, 4, "m64n") == 0) shape = m;
+        take(shape);
+        unsigned n = 0;
+        if (!shape.empty() && shape.size() > 7 && shape.compare(shape.size() - 3, 3, "k16") == 0)
+          n = static_cast<unsigned>(std::strtoul(shape.substr(4, shape.size() - 7).c_str(), nullptr, 10));
+        if (n < 8 || n > 256 || n % 8) unsupported(op, "the shape m64nNk16 (N = 8 .. 256 in steps of 8)");
+        in.rank = n;
+        const dtype b = take_type(), a = take_type(), d = take_type();
+        no_more();
+        if (d != dtype::f32 || a != b || (a != dtype::bf16 && a != dtype::f16))
+          unsupported(op, ".f32 accumulators from .bf16 or .f16 inputs");
+        in.type = a;
+        need(op, ops, 8);
+        const unsigned count = n / 2;
+        group(ops[0], op, dtype::f32, count, in);
+        set(0, [] { operand g; g.k = operand::kind::group; return g; }());
+        src(1, dtype::b64, reg_only);
+        src(2, dtype::b64, reg_only);
+        set(3, value(ops[3], op, dtype::pred, allow_imm));
+        for (unsigned i = 4; i < 8; ++i) set(i, value(ops[i], op, dtype::s32, allow_imm));
+      } else {
+        unsupported(op, "wgmma.fence, wgmma.mma_async, wgmma.commit_group and wgmma.wait_group");
+      }
+    } else if (head == "fence") {
+      in.op = opcode::fence;  // (ordering between the memory proxies: every access here is in order)
+      mods.clear();
+      need(op, ops, 0);
+    } else if (head == "setmaxnreg") {
+      in.op = opcode::setmaxnreg;
+      in.increase = take("inc");
+      if (!in.increase && !take("dec")) unsupported(op, "setmaxnreg.inc or setmaxnreg.dec");
+      take("sync");
+      take("aligned");
+      in.type = take_type();
+      no_more();
+      one_of(in.type, {dtype::u32});
+      need(op, ops, 1);
+      const operand n = value(ops[0], op, dtype::u32, allow_imm);
+      if (n.k != operand::kind::imm || n.imm < 24 || n.imm > 256 || n.imm % 8)
+        fail(ops[0].toks[0], "a register count 24 .. 256, a multiple of 8", quoted(ops[0].text));
+      set(0, n);
+    } else if (head == "elect") {
+      in.op = opcode::elect;
+      if (!take("sync")) unsupported(op, "elect.sync");
+      no_more();
+      need(op, ops, 2);
+      // d|p, membermask: d the elected lane's index (or the sink _), p whether this thread is it
+      // (ops: d, membermask, p)
+      const raw_operand& d = ops[0];
+      if (d.toks.size() != 3 || d.toks[1].s != "|") fail(d.toks[0], "d|p (a register or _, and a predicate)", quoted(d.text));
+      raw_operand dr, pr;
+      dr.toks = {d.toks[0]};
+      dr.text = d.toks[0].s;
+      pr.toks = {d.toks[2]};
+      pr.text = d.toks[2].s;
+      if (dr.text != "_") set(0, value(dr, op, dtype::b32, reg_only));
+      src(1, dtype::b32);  // the membermask
+      set(2, value(pr, op, dtype::pred, reg_only));
     } else if (head == "ret" || head == "exit") {
       in.op = head == "ret" ? opcode::ret : opcode::exit;
       no_more();

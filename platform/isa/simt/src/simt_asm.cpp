@@ -102,7 +102,7 @@ const char* usage(form f) {
     case form::unary: return "rd, ra";
     case form::falu: return "rd, ra, rb";
     case form::setp: return "pd, ra, rb|imm";
-    case form::selp: return "rd, ra, rb|imm, pa";
+    case form::selp: return "rd, ra|imm, rb|imm, pa";
     case form::ld: return "rd, [ra+imm]";
     case form::st: return "[ra+imm], rb";
     case form::bra: return "label";
@@ -699,12 +699,22 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         in.ra = reg(ops[1]);
         source2(ops[2], in);
         break;
-      case form::selp:
+      case form::selp: {
         in.rd = reg(ops[0]);
-        in.ra = reg(ops[1]);
+        source2(ops[1], in);  // a register or an immediate (kept in imm_b)
+        if (in.b_imm) {
+          in.a_imm = true;
+          in.imm_b = static_cast<std::uint32_t>(in.imm);
+          in.b_imm = false;
+          in.imm = 0;
+        } else {
+          in.ra = in.rb;
+          in.rb = 0;
+        }
         source2(ops[2], in);
         in.rc = pred(ops[3]);
         break;
+      }
       case form::ld:
         in.rd = reg(ops[0]);
         check_group(ops[0], in.rd, in.width);

@@ -407,7 +407,7 @@ class machine {
       case op::cvt_f_s: r[in.rd] = float_to_bits(static_cast<float>(s32(a))); break;
       case op::cvt_s_f: r[in.rd] = float_to_s32(fa); break;
       case op::setp: th.p[in.rd] = set_predicate(in.cond, in.ty, a, b); break;
-      case op::selp: r[in.rd] = th.p[in.rc] ? a : b; break;
+      case op::selp: r[in.rd] = th.p[in.rc] ? (in.a_imm ? in.imm_b : a) : b; break;
       case op::ld: {
         const std::uint32_t addr = address(in, th);
         check(in.sp, addr, in.width);

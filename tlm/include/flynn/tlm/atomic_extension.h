@@ -29,26 +29,26 @@ class atomic_extension : public tlm::tlm_extension<atomic_extension> {
   std::uint32_t operand[32] = {};  // per lane of the lanes extension
   bool acknowledged = false;  // set by the target when it applied the operation
 
-  // The new value of an element holding `old` after the operation with `operand`.
-  std::uint32_t apply(std::uint32_t old, std::uint32_t operand) const {
+  // The new value of an element holding `old` after the operation with `with`.
+  std::uint32_t apply(std::uint32_t old, std::uint32_t with) const {
     switch (op) {
-      case operation::exch: return operand;
+      case operation::exch: return with;
       case operation::add:
         if (type == element::f32) {
           float a, b;
           std::memcpy(&a, &old, 4);
-          std::memcpy(&b, &operand, 4);
+          std::memcpy(&b, &with, 4);
           const float s = a + b;
           std::uint32_t r;
           std::memcpy(&r, &s, 4);
           return r;
         }
-        return old + operand;
+        return old + with;
       case operation::min:
       case operation::max: {
-        const bool less = type == element::s32 ? static_cast<std::int32_t>(operand) < static_cast<std::int32_t>(old)
-                                               : operand < old;
-        return (op == operation::min) == less ? operand : old;
+        const bool less = type == element::s32 ? static_cast<std::int32_t>(with) < static_cast<std::int32_t>(old)
+                                               : with < old;
+        return (op == operation::min) == less ? with : old;
       }
     }
     return old;

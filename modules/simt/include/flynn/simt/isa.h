@@ -29,7 +29,7 @@ enum class op : std::uint8_t {
   fdiv, fsqrt,            // special-function unit (correctly rounded)
   cvt_f_s, cvt_s_f,       // int32 -> float (round to nearest even), float -> int32 (truncate, saturate, NaN -> 0)
   setp,     // pd <- ra cmp (rb | imm)   (cmp and type in the instruction)
-  selp,     // rd <- pa ? ra : (rb | imm)
+  selp,     // rd <- pa ? (ra | imm_b when a_imm) : (rb | imm)
   ld, st,   // ld.space.width rd, [ra+imm] ; st.space.width [ra+imm], rb
   bra,      // branch to target (per thread: taken by active threads whose guard holds)
   bar,      // bar.sync: block-wide barrier
@@ -110,6 +110,7 @@ struct instr {
   std::uint8_t pd = no_pred;     // shfl: the predicate it also writes (no_pred: none)
   std::uint8_t re = 0;           // shfl: the membermask register ...
   bool c_imm = false, e_imm = false;  // shfl: c is imm_b, the membermask is imm_e
+  bool a_imm = false;            // selp: the first source is imm_b
   std::uint32_t imm_e = 0;
   std::uint32_t target = 0;      // branch target (instruction index)
   std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)

@@ -14,7 +14,7 @@
 namespace flynn::ptx {
 
 // Instruction and register types.
-enum class dtype : std::uint8_t { none, pred, b8, u8, s8, b16, u16, s16, f16, b32, u32, s32, f32, b64, u64, s64, f64 };
+enum class dtype : std::uint8_t { none, pred, b8, u8, s8, b16, u16, s16, f16, b32, u32, s32, f32, b64, u64, s64, f64, bf16 };
 unsigned size_of(dtype t);  // bytes (pred: 0)
 bool is_signed(dtype t);
 bool is_float(dtype t);
@@ -22,7 +22,17 @@ const char* name_of(dtype t);  // "u32", ...
 
 enum class opcode : std::uint8_t {
   mov, ld, st, cvta, add, sub, mul, mad, fma, div, rem, min, max, and_, or_, xor_, not_, shl, shr, setp, selp,
-  cvt, bra, bar, ret, exit, shfl, atom
+  cvt, bra, bar, ret, exit, shfl, atom,
+  // Hopper's asynchronous instructions (read and checked; not lowered or interpreted yet):
+  mbar_init,       // mbarrier.init [a], count
+  mbar_arrive,     // mbarrier.arrive state|_, [a]
+  mbar_arrive_tx,  // mbarrier.arrive.expect_tx state|_, [a], bytes
+  mbar_try_wait,   // mbarrier.try_wait.parity p, [a], parity
+  tma_load,        // cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [map, {c..}], [bar]
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
+  fence,           // fence.* (memory-ordering fences)
+  setmaxnreg,      // setmaxnreg.inc|dec.sync.aligned.u32 N
+  elect            // elect.sync d|p, membermask
 };
 enum class space : std::uint8_t { none, param, global, shared };
 enum class mul_mode : std::uint8_t { none, lo, hi, wide };
@@ -40,6 +50,7 @@ struct operand {
   bool neg = false;          // reg: a negated predicate (!%p)
   bool base_reg = false;     // address: [reg + offset], else [symbol + offset] (or [offset])
   std::int32_t symbol = -1;  // symbol, address: a parameter (space param) or shared variable
+  bool param = false;        // symbol: a parameter's address (mov.b64 %rd, NAME), else a shared variable's
   std::uint64_t imm = 0;     // imm: the value's bits (a float as its binary32 bits); address: the offset
   ptx::sreg special = sreg::tid_x;
 };
@@ -55,7 +66,9 @@ struct instruction {
   atom_op atom = atom_op::add;
   std::int32_t guard = -1;  // the guard predicate's register, or -1
   bool guard_neg = false;
-  std::array<operand, 6> ops{};
+  std::array<operand, 8> ops{};
+  unsigned rank = 0;          // tma_load: dimensions; wgmma_mma: N
+  bool increase = false;      // setmaxnreg: .inc (else .dec)
   unsigned nops = 0;
   std::vector<std::uint32_t> group;  // the registers of its group operand, in order
   std::uint32_t target = 0;  // bra: the instruction index of its label
