@@ -210,6 +210,24 @@ TEST_CASE("vector accesses: a group's registers are consecutive, in their order"
   }
 }
 
+TEST_CASE("a parameter's address is its offset in the parameter space, as both golden interpreters see it") {
+  const auto m = flynn::ptx::read(
+      kernel("mov.b64 %rd1, k_param_1;\ncvta.param.u64 %rd2, %rd1;\nld.param.u64 %rd3, [k_param_0];\n"
+             "cvt.u32.u64 %r1, %rd2;\nselp.u32 %r2, 1, 0, %p0;\nadd.s32 %r1, %r1, %r2;\nst.global.u32 [%rd3], %r1;\nret;\n"),
+      "t.ptx");
+  const auto& k = m.kernels.at(0);
+  const auto low = flynn::ptx::lower(m, k);
+  flynn::simt::launch l;
+  l.grid = 1;
+  l.block = 1;
+  l.params = {64, 0, 5};
+  std::vector<unsigned char> g1(256), g2(256);
+  REQUIRE(flynn::ptx::interpret(m, k, l, g1, {}).ok);
+  REQUIRE(flynn::simt::interpret(low.code, l, g2, {}).ok);
+  CHECK(g1[64] == 8);  // k_param_1's offset, + selp's 0 (%p0 never set)
+  CHECK(g1 == g2);
+}
+
 TEST_CASE("registers by live ranges: ranges that never overlap share a register") {
   // Eight predicates live at once fit; a ninth does not.
   std::string eight, regs = ".reg .b32 %r<2>;\n.reg .pred %p<10>;\n";

@@ -208,7 +208,9 @@ class machine {
     switch (in.op) {
       case opcode::mov:
         if (o[1].k == operand::kind::sreg) put(th, o[0], special(o[1].special, t));
-        else if (o[1].k == operand::kind::symbol) put(th, o[0], k_.shared[static_cast<std::size_t>(o[1].symbol)].offset);
+        else if (o[1].k == operand::kind::symbol)  // a shared variable's address, or a parameter's (its offset)
+          put(th, o[0], o[1].param ? k_.params[static_cast<std::size_t>(o[1].symbol)].offset
+                                   : k_.shared[static_cast<std::size_t>(o[1].symbol)].offset);
         else put(th, o[0], get(th, o[1]));
         break;
       case opcode::ld: {

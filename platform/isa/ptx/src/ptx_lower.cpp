@@ -232,9 +232,10 @@ lowered lower(const module& m, const kernel& k) {
         } else if (o[1].k == operand::kind::imm) {
           s.b_imm = true;
           s.imm = static_cast<std::int64_t>(o[1].imm);
-        } else if (o[1].k == operand::kind::symbol) {  // a shared variable's address
+        } else if (o[1].k == operand::kind::symbol) {  // a shared variable's address, or a parameter's (its offset)
           s.b_imm = true;
-          s.imm = static_cast<std::int64_t>(k.shared[static_cast<std::size_t>(o[1].symbol)].offset);
+          s.imm = static_cast<std::int64_t>(o[1].param ? k.params[static_cast<std::size_t>(o[1].symbol)].offset
+                                                        : k.shared[static_cast<std::size_t>(o[1].symbol)].offset);
         } else {
           static const simt::special map[] = {
               simt::special::tid,    simt::special::tid_y,    simt::special::tid_z,    simt::special::ntid,
