@@ -133,6 +133,8 @@ TEST_CASE("bad PTX: the file, line and column, what was expected and what was fo
   CHECK(ptx_error(kernel("ld.global.v4.u32 {%r1, %r2}, [%rd1];\nret;\n")) == "t.ptx:12:18: expected a vector of 4 registers, found 2");
   CHECK(ptx_error(kernel("ld.param.u32 %r1, [k_param_9];\nret;\n")) ==
         "t.ptx:12:20: expected a parameter of the kernel (did you mean 'k_param_0'?), found 'k_param_9'");
+  CHECK(ptx_error(kernel("ld.param.u64 %rd1, [0];\nret;\n")) ==
+        "t.ptx:12:21: expected a parameter name (a parameter is read by name), found '0'");
   CHECK(ptx_error(kernel("ld.param.u64 %rd1, [k_param_1];\nret;\n")) ==
         "t.ptx:12:20: expected an access inside parameter 'k_param_1' (4 bytes), found '[k_param_1]'");
   CHECK(ptx_error(kernel("mov.u32 %r1, %clock;\nret;\n")) ==

@@ -750,6 +750,8 @@ class reader {
       ++k;
     } else if (b.kind != token::number) {
       fail(b, "a register, variable or offset", quoted(b.s));
+    } else if (sp == space::param) {
+      fail(b, "a parameter name (a parameter is read by name)", quoted(b.s));
     }
     std::int64_t off = 0;
     if (k < ts.size() - 1) {
