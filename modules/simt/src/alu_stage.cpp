@@ -3,6 +3,8 @@
 // time; the lane semantics are lane_alu's.
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "core_state.h"
@@ -61,6 +63,48 @@ std::array<lanes_fn, sizeof...(I)> arithmetic_table(std::index_sequence<I...>) {
                ? &arithmetic_lanes<static_cast<simt::op>(I)>
                : nullptr)...};
 }
+// shfl over the executing lanes (kept out of execute_alu, whose common paths stay small):
+// every executing lane names itself in its membermask, and every lane a membermask names
+// executes the shfl too (one that diverged or is guarded off would never arrive); each lane
+// reads the value of a lane that executes it. Returns the faulting lane and why, if any.
+__attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> shuffle(simt::warp& w, const simt::instr& in,
+                                                                                  std::uint32_t lanes) {
+  std::uint32_t imm_b[row_lanes], c_row[row_lanes], e_row[row_lanes], v[row_lanes];
+  const std::uint32_t* a = w.row(in.ra);
+  const std::uint32_t* b = source_b(w, in, imm_b);
+  if (in.c_imm) std::fill_n(c_row, row_lanes, in.imm_b);
+  else std::copy_n(w.row(in.rc), row_lanes, c_row);
+  if (in.e_imm) std::fill_n(e_row, row_lanes, in.imm_e);
+  else std::copy_n(w.row(in.re), row_lanes, e_row);
+  const std::uint32_t present = first_lanes(w.threads) & ~w.exited;
+  std::uint32_t named = 0, in_range = 0;
+  for (std::uint32_t m = lanes; m; m &= m - 1) {
+    const auto l = static_cast<unsigned>(__builtin_ctz(m));
+    if (!(e_row[l] & lane_bit[l]))
+      return std::make_pair(l, "lane " + std::to_string(l) + " executes shfl.sync but is not in its membermask " + hex(e_row[l]));
+    named |= e_row[l];
+  }
+  if (const std::uint32_t missing = named & present & ~lanes)
+    return std::make_pair(static_cast<unsigned>(__builtin_ctz(lanes)),
+                          "shfl.sync names lanes " + hex(missing) + " in its membermask that do not execute it (diverged or guarded off)");
+  std::copy_n(w.row(in.rd), row_lanes, v);
+  for (std::uint32_t m = lanes; m; m &= m - 1) {
+    const auto l = static_cast<unsigned>(__builtin_ctz(m));
+    bool ok = false;
+    const unsigned j = simt::shuffle_source(static_cast<simt::shuffle_mode>(in.sub), l, b[l], c_row[l], ok);
+    if (!(lanes & lane_bit[j]))
+      return std::make_pair(l, "shfl.sync: lane " + std::to_string(l) + " reads lane " + std::to_string(j) +
+                                   ", which does not execute it");
+    v[l] = a[j];
+    if (ok) in_range |= lane_bit[l];
+  }
+  write_row(w.row(in.rd), v, lanes);
+  if (in.pd != simt::no_pred) {
+    std::uint32_t& pm = w.p[in.pd & 7u];
+    pm = (pm & ~lanes) | (in_range & lanes);
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 // An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
@@ -93,7 +137,11 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
   };
   const auto thread_component = [&](unsigned k) {
     const auto d = launch_.block_dims();
-    for (unsigned l = 0; l < row_lanes; ++l) v[l] = component(w.index * p_.warp_size + l, d, k);
+    const std::uint32_t first = w.index * p_.warp_size;
+    if (d[1] == 1 && d[2] == 1)  // a one-dimensional block: x is the index itself, y and z are 0
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = k == 0 ? first + l : 0;
+    else
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = component(first + l, d, k);
     write_row(w.row(in.rd), v, lanes);
   };
   switch (in.code) {
@@ -106,10 +154,10 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
           for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
           write_row(w.row(in.rd), v, lanes);
           break;
-        case simt::special::ntid: all(launch_.block_dims()[0]); break;
+        case simt::special::ntid: all(launch_.block_xyz[0] ? launch_.block_xyz[0] : launch_.block); break;
         case simt::special::ntid_y: all(launch_.block_dims()[1]); break;
         case simt::special::ntid_z: all(launch_.block_dims()[2]); break;
-        case simt::special::ctaid: all(component(bs.id, launch_.grid_dims(), 0)); break;
+        case simt::special::ctaid: all(launch_.grid_xyz[0] ? bs.id % launch_.grid_xyz[0] : bs.id); break;
         case simt::special::ctaid_y: all(component(bs.id, launch_.grid_dims(), 1)); break;
         case simt::special::ctaid_z: all(component(bs.id, launch_.grid_dims(), 2)); break;
         case simt::special::nctaid: all(launch_.grid_dims()[0]); break;
@@ -183,51 +231,12 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
       }
       break;
     }
-    case op::shfl: {
-      // Every executing lane names itself in its membermask, and every lane a membermask
-      // names executes the shfl too (one that diverged or is guarded off would never arrive);
-      // each lane reads the value of a lane that executes it.
-      std::uint32_t imm_b[row_lanes], c_row[row_lanes], e_row[row_lanes];
-      const std::uint32_t* a = w.row(in.ra);
-      const std::uint32_t* b = source_b(w, in, imm_b);
-      if (in.c_imm) std::fill_n(c_row, row_lanes, in.imm_b);
-      else std::copy_n(w.row(in.rc), row_lanes, c_row);
-      if (in.e_imm) std::fill_n(e_row, row_lanes, in.imm_e);
-      else std::copy_n(w.row(in.re), row_lanes, e_row);
-      const std::uint32_t present = first_lanes(w.threads) & ~w.exited;
-      std::uint32_t named = 0, in_range = 0;
-      for (std::uint32_t m = lanes; m; m &= m - 1) {
-        const auto l = static_cast<unsigned>(__builtin_ctz(m));
-        if (!(e_row[l] & lane_bit[l])) {
-          set_fault(w, l, "lane " + std::to_string(l) + " executes shfl.sync but is not in its membermask " + hex(e_row[l]));
-          return 0;
-        }
-        named |= e_row[l];
-      }
-      if (const std::uint32_t missing = named & present & ~lanes) {
-        set_fault(w, static_cast<unsigned>(__builtin_ctz(lanes)),
-                  "shfl.sync names lanes " + hex(missing) + " in its membermask that do not execute it (diverged or guarded off)");
+    case op::shfl:
+      if (const auto err = shuffle(w, in, lanes)) {
+        set_fault(w, err->first, err->second);
         return 0;
       }
-      for (std::uint32_t m = lanes; m; m &= m - 1) {
-        const auto l = static_cast<unsigned>(__builtin_ctz(m));
-        bool ok = false;
-        const unsigned j = simt::shuffle_source(static_cast<simt::shuffle_mode>(in.sub), l, b[l], c_row[l], ok);
-        if (!(lanes & lane_bit[j])) {
-          set_fault(w, l, "shfl.sync: lane " + std::to_string(l) + " reads lane " + std::to_string(j) +
-                              ", which does not execute it");
-          return 0;
-        }
-        v[l] = a[j];
-        if (ok) in_range |= lane_bit[l];
-      }
-      write_row(w.row(in.rd), v, lanes);
-      if (in.pd != simt::no_pred) {
-        std::uint32_t& pm = w.p[in.pd & 7u];
-        pm = (pm & ~lanes) | (in_range & lanes);
-      }
       break;
-    }
     case op::plogic: {
       const std::uint32_t pa = w.p[in.ra & 7u], pb = w.p[in.rb & 7u];
       const std::uint32_t x = in.imm == 0 ? (pa & pb) : in.imm == 1 ? (pa | pb) : in.imm == 2 ? (pa ^ pb) : ~pa;

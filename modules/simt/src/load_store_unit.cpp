@@ -307,7 +307,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   }
   const unsigned port = rq.port;
   gp->clear_extension(&rq.ext);
-  if (gp->get_extension<atomic_extension>() == &rq.ax) gp->clear_extension(&rq.ax);
+  if (in.code == op::atom) gp->clear_extension(&rq.ax);
   gp->clear_extension(&rq.tag);
   gp->clear_extension(&rq.bound);
   gp->release();
