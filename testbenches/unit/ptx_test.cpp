@@ -34,6 +34,22 @@ std::string kernel(const std::string& body, const std::string& regs = ".reg .b32
          regs + body + "}\n";
 }
 
+// Runs a kernel on both golden interpreters, the PTX's and (lowered) the SIMT ISA's, from
+// `global`: both finish, execute as many thread instructions and leave the same memory,
+// which is returned.
+std::vector<unsigned char> both_golden(const flynn::ptx::module& m, const flynn::ptx::kernel& k,
+                                       const flynn::ptx::lowered& low, const flynn::simt::launch& l,
+                                       std::vector<unsigned char> global) {
+  auto other = global;
+  const auto a = flynn::ptx::interpret(m, k, l, global, {});
+  const auto b = flynn::simt::interpret(low.code, l, other, {});
+  REQUIRE(a.ok);
+  REQUIRE(b.ok);
+  CHECK(a.thread_instructions == b.thread_instructions);
+  CHECK(global == other);
+  return global;
+}
+
 }  // namespace
 
 TEST_CASE("the shipped nvcc PTX reads: entries, parameters and their offsets, shared variables") {
@@ -192,13 +208,7 @@ TEST_CASE("vector accesses: a group's registers are consecutive, in their order"
   l.params = {0x1000, 0, 0};
   std::vector<unsigned char> global(0x4000);
   for (std::size_t i = 0; i < global.size(); ++i) global[i] = static_cast<unsigned char>(i * 13 + 1);
-  auto g1 = global, g2 = global;
-  const auto a = flynn::ptx::interpret(m, k, l, g1, {});
-  const auto b = flynn::simt::interpret(low.code, l, g2, {});
-  REQUIRE(a.ok);
-  REQUIRE(b.ok);
-  CHECK(a.thread_instructions == b.thread_instructions);
-  CHECK(g1 == g2);
+  both_golden(m, k, low, l, global);
   // The same registers in another order (or with other members) cannot be consecutive both
   // ways: refused, naming the instruction.
   const auto swapped = flynn::ptx::read(
@@ -223,11 +233,8 @@ TEST_CASE("a parameter's address is its offset in the parameter space, as both g
   l.grid = 1;
   l.block = 1;
   l.params = {64, 0, 5};
-  std::vector<unsigned char> g1(256), g2(256);
-  REQUIRE(flynn::ptx::interpret(m, k, l, g1, {}).ok);
-  REQUIRE(flynn::simt::interpret(low.code, l, g2, {}).ok);
-  CHECK(g1[64] == 8);  // k_param_1's offset, + selp's 0 (%p0 never set)
-  CHECK(g1 == g2);
+  const auto g = both_golden(m, k, low, l, std::vector<unsigned char>(256));
+  CHECK(g[64] == 8);  // k_param_1's offset, + selp's 0 (%p0 never set)
 }
 
 TEST_CASE("registers by live ranges: ranges that never overlap share a register") {
@@ -306,13 +313,6 @@ TEST_CASE("the lowering computes what the PTX computes (the two golden interpret
       const std::uint32_t v = (rng() & 1) ? 0x3f800000u + (rng() & 0x7fffff) : rng() % 2000;
       std::memcpy(&global[i], &v, 4);
     }
-    auto g1 = global, g2 = global;
-    const auto a = flynn::ptx::interpret(m, k, l, g1, {});
-    const auto b = flynn::simt::interpret(low.code, l, g2, {});
-    REQUIRE(a.ok);
-    REQUIRE(b.ok);
-    CHECK(a.thread_instructions == b.thread_instructions);
-    CHECK(g1 == g2);
-    CHECK(g1 != global);  // the kernel wrote something
+    CHECK(both_golden(m, k, low, l, global) != global);  // the kernel wrote something
   }
 }

@@ -337,7 +337,6 @@ std::string ptx_workload::check_gemm() const {
     std::memcpy(&x, &image_[addr], 4);
     return bits_to_float(x);
   };
-  double worst = 0;
   for (unsigned i = 0; i < g.m; ++i)
     for (unsigned j = 0; j < g.n; ++j) {
       float acc = 0.0f;
@@ -348,33 +347,17 @@ std::string ptx_workload::check_gemm() const {
       if (!(err <= g.tolerance))
         return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] is " + std::to_string(got) + ", the host GEMM gives " +
                std::to_string(acc) + " (relative error " + std::to_string(err) + " above " + std::to_string(g.tolerance) + ")";
-      worst = std::max(worst, err);
     }
   return {};
 }
 
 void ptx_workload::check(run_result& r) const {
-  std::vector<unsigned char> golden = image_;
-  simt::interp_config cfg;
-  cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;
-  cfg.warp_size = core_->parameters().warp_size;
-  const simt::interp_result g = ptx::interpret(module_, *kernel_, launch_, golden, cfg);
+  const bool ok = check_simt_run(
+      *core_, *mem_, image_, expect_, "the golden PTX interpreter",
+      [this](std::vector<unsigned char>& g, const simt::interp_config& c) { return ptx::interpret(module_, *kernel_, launch_, g, c); },
+      r);
+  if (!ok || !gemm_.on) return;
   const std::string who = core_->name();
-  if (!g.ok) {
-    r.state = run_result::status::mismatch;
-    r.message = who + ": the golden PTX interpreter faulted where the timed run did not: " + g.fault;
-    return;
-  }
-  if (g.thread_instructions != core_->thread_instructions()) {
-    r.state = run_result::status::mismatch;
-    r.message = who + ": executed " + std::to_string(core_->thread_instructions()) +
-                " thread instructions, the golden PTX interpreter " + std::to_string(g.thread_instructions);
-    return;
-  }
-  r.checks.push_back(who + ": thread instructions equal the golden PTX interpreter's (" +
-                     std::to_string(g.thread_instructions) + ")");
-  check_memory_results(*mem_, golden, 4, expect_, r);
-  if (r.state != run_result::status::ok || !gemm_.on) return;
   const std::string why = check_gemm();
   if (!why.empty()) {
     r.state = run_result::status::mismatch;

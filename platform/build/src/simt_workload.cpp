@@ -166,29 +166,38 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
 }
 
 void simt_workload::check(run_result& r) const {
-  std::vector<unsigned char> golden = image_;
-  simt::interp_config cfg;
-  cfg.max_instructions = core_->parameters().max_instructions * core_->parameters().warp_size;
-  cfg.warp_size = core_->parameters().warp_size;
-  const simt::interp_result g = simt::interpret(kernel_, launch_, golden, cfg);
-  const std::string who = core_->name();
-  if (!g.ok) {
-    r.state = run_result::status::mismatch;
-    r.message = who + ": the golden interpreter faulted where the timed run did not: " + g.fault;
-    return;
-  }
-  if (g.thread_instructions != core_->thread_instructions()) {
-    r.state = run_result::status::mismatch;
-    r.message = who + ": executed " + std::to_string(core_->thread_instructions()) +
-                " thread instructions, the golden interpreter " + std::to_string(g.thread_instructions);
-    return;
-  }
-  r.checks.push_back(who + ": thread instructions equal the golden interpreter's (" +
-                     std::to_string(g.thread_instructions) + ")");
-  check_memory_results(*mem_, golden, 4, expect_, r);
+  check_simt_run(
+      *core_, *mem_, image_, expect_, "the golden interpreter",
+      [this](std::vector<unsigned char>& g, const simt::interp_config& c) { return simt::interpret(kernel_, launch_, g, c); },
+      r);
 }
 
 }  // namespace
+
+bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector<unsigned char> global,
+                    const std::vector<std::pair<std::string, memory_image>>& expect, const std::string& golden,
+                    const std::function<simt::interp_result(std::vector<unsigned char>&, const simt::interp_config&)>& interpret,
+                    run_result& r) {
+  simt::interp_config cfg;
+  cfg.max_instructions = core.parameters().max_instructions * core.parameters().warp_size;
+  cfg.warp_size = core.parameters().warp_size;
+  const simt::interp_result g = interpret(global, cfg);
+  const std::string who = core.name();
+  if (!g.ok) {
+    r.state = run_result::status::mismatch;
+    r.message = who + ": " + golden + " faulted where the timed run did not: " + g.fault;
+    return false;
+  }
+  if (g.thread_instructions != core.thread_instructions()) {
+    r.state = run_result::status::mismatch;
+    r.message = who + ": executed " + std::to_string(core.thread_instructions()) + " thread instructions, " + golden + " " +
+                std::to_string(g.thread_instructions);
+    return false;
+  }
+  r.checks.push_back(who + ": thread instructions equal " + golden + "'s (" + std::to_string(g.thread_instructions) + ")");
+  check_memory_results(mem, global, 4, expect, r);
+  return r.state == run_result::status::ok;
+}
 
 std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
   return std::make_unique<simt_workload>(modules, sd, spec);

@@ -9,17 +9,24 @@
 //   }
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "flynn/common/module.h"
+#include "flynn/platform/memory_image.h"
 #include "flynn/platform/run_result.h"
+#include "flynn/platform/simt_interp.h"
 
 namespace flynn {
 
 struct scenario_doc;
+class simt_core;
+class banked_memory;
 
 // The instances a workload names (workload.core, workload.memory), as the platform built
 // them: a workload asks for them by name and never sees the platform.
@@ -52,6 +59,15 @@ std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, con
 // A SIMT core's workload given as nvcc-generated PTX ("ptx" in the workload).
 std::unique_ptr<workload> load_ptx_workload(const instance_lookup& modules, const scenario_doc& sd,
                                             const nlohmann::json& spec);
+
+// The end of a SIMT core's run with its golden interpreter (`golden`: its name in messages):
+// `interpret` runs on `global` (the initial global memory) with the core's limits; its fault,
+// or thread instructions other than the core's, is a mismatch; then the final memory against
+// the interpreter's and the expected images (check_memory_results). True when all held.
+bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector<unsigned char> global,
+                    const std::vector<std::pair<std::string, memory_image>>& expect, const std::string& golden,
+                    const std::function<simt::interp_result(std::vector<unsigned char>&, const simt::interp_config&)>& interpret,
+                    run_result& r);
 
 // A file named at `json_path`: relative to the scenario file it came from, or to the
 // current folder when it came from --set.
