@@ -398,7 +398,7 @@ TEST_CASE("asm errors: suffixes") {
   CHECK(asm_error("ld.shared.24 r1, [r2]\n") == "t.s:1:10: expected an access width .8, .s8, .16, .s16, .32, .64 or .128, found '.24'");
   CHECK(asm_error("st.shared.32.v r1, [r2]\n") == "t.s:1:13: expected end of the mnemonic (st.SPACE.W), found '.v'");
   CHECK(asm_error("add.s32 r1, r2, r3\n") ==
-        "t.s:1:4: expected no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, ldparam and bar take suffixes), found '.s32'");
+        "t.s:1:4: expected no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, logic64, elect, ldparam and bar take suffixes), found '.s32'");
   CHECK(asm_error("cvt r1, r2\n") == "t.s:1:1: expected a conversion cvt.f.s or cvt.s.f, found 'cvt'");
   CHECK(asm_error("cvt.f.f r1, r2\n") == "t.s:1:4: expected a conversion cvt.f.s or cvt.s.f, found '.f.f'");
   CHECK(asm_error("bar\n") == "t.s:1:1: expected bar.sync, found 'bar'");

@@ -477,7 +477,9 @@ TEST_CASE("reads() and writes() name exactly the registers the golden interprete
       "st.global.8 [r2+17], r1", "st.shared.16 [r2+2], r6", "ld.global.32 r1, [64]", "st.shared.32 [8], r3",
       "ldparam.64 r2, 0", "mov r1, %tid.y", "@p1 add64 r2, r4, r6", "atom.global.add.u32 r1, [r2+16], r3",
       "atom.shared.exch.u32 r1, [r2], r3", "atom.shared.add.u32 r1, [r2+8], 1", "atom.global.max.s32 r1, [r2+4], r5", "shfl.down r1|p2, r2, 1, r4, 1",
-      "shfl.idx r1, r2, 0, 31, 1", "@p3 shfl.bfly r1, r2, r6, 31, 0xffffffff"};
+      "shfl.idx r1, r2, 0, 31, 1", "@p3 shfl.bfly r1, r2, r6, 31, 0xffffffff", "logic64.and r2, r4, r6",
+      "logic64.or r2, r4, 65536", "logic64.xor r2, r4, r6", "elect.sync r1|p2, 0xffffffff",
+      "@p1 elect.sync p2, 1"};
   std::vector<bool> covered(static_cast<std::size_t>(op::count_));
   for (const auto& p : probes) {
     cross_check(p);

@@ -105,6 +105,37 @@ __attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> shuffl
   }
   return std::nullopt;
 }
+// elect.sync over the executing lanes: every lane the membermask names executes it (as for
+// shfl.sync) and the lowest of them is the leader.
+__attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> elect(simt::warp& w, const simt::instr& in,
+                                                                                std::uint32_t lanes) {
+  if (!lanes) return std::nullopt;
+  const std::uint32_t present = first_lanes(w.threads) & ~w.exited;
+  std::uint32_t mask = 0;
+  for (std::uint32_t m = lanes; m; m &= m - 1) {
+    const auto l = static_cast<unsigned>(__builtin_ctz(m));
+    const std::uint32_t e = in.e_imm ? in.imm_e : w.row(in.re)[l];
+    if (m != lanes && e != mask)
+      return std::make_pair(l, "elect.sync: lane " + std::to_string(l) + " has membermask " + hex(e) + ", other lanes " + hex(mask));
+    mask = e;
+    if (!(e & lane_bit[l]))
+      return std::make_pair(l, "lane " + std::to_string(l) + " executes elect.sync but is not in its membermask " + hex(e));
+  }
+  if (const std::uint32_t missing = mask & present & ~lanes)
+    return std::make_pair(static_cast<unsigned>(__builtin_ctz(lanes)),
+                          "elect.sync names lanes " + hex(missing) + " in its membermask that do not execute it (diverged or guarded off)");
+  const auto leader = static_cast<unsigned>(__builtin_ctz(lanes));
+  if (in.sub == 1) {
+    std::uint32_t v[row_lanes];
+    std::fill_n(v, row_lanes, leader);
+    write_row(w.row(in.rd), v, lanes);
+  }
+  if (in.pd != simt::no_pred) {
+    std::uint32_t& pm = w.p[in.pd & 7u];
+    pm = (pm & ~lanes) | lane_bit[leader];
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 // An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
@@ -233,6 +264,21 @@ std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32
     }
     case op::shfl:
       if (const auto err = shuffle(w, in, lanes)) {
+        set_fault(w, err->first, err->second);
+        return 0;
+      }
+      break;
+    case op::logic64: {
+      std::uint64_t x[row_lanes];
+      for (unsigned l = 0; l < row_lanes; ++l) {
+        const std::uint64_t a = wide(in.ra, l), b = in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.rb, l);
+        x[l] = in.sub == 0 ? (a & b) : in.sub == 1 ? (a | b) : (a ^ b);
+      }
+      pair(x);
+      break;
+    }
+    case op::elect:
+      if (const auto err = elect(w, in, lanes)) {
         set_fault(w, err->first, err->second);
         return 0;
       }

@@ -77,7 +77,7 @@ lane_error box_outside(unsigned l, const char* what, std::uint64_t at, const ten
 
 std::array<std::int64_t, 5> coordinates(const warp& w, unsigned l, const instr& in, unsigned rank) {
   std::array<std::int64_t, 5> c{};
-  for (unsigned k = 0; k < rank; ++k) c[k] = static_cast<std::int32_t>(w.reg(l, in.rc + k));
+  for (unsigned k = 0; k < rank; ++k) c[k] = static_cast<std::int32_t>(w.reg(l, coordinate_register(in, k)));
   return c;
 }
 
@@ -89,7 +89,14 @@ std::optional<lane_error> issue_wgmma(warp& w, block_slot& b, const instr& in, s
   r.n = in.mma_n;
   r.type = in.mma_bf16 ? element_type::bf16 : element_type::f16;
   r.a_in_registers = in.mma_a_regs;
-  r.accumulate = in.imm != 0;
+  if (in.mma_scale_pred) {  // scale-d from a predicate: one value for the warp
+    const std::uint32_t p = w.p[in.rc & 7u] & lanes;
+    if (p != 0 && p != lanes)
+      return lane_error{0, "wgmma scale-d predicate differs across the warp (lanes " + hex(p) + " of " + hex(lanes) + ")"};
+    r.accumulate = p != 0;
+  } else {
+    r.accumulate = in.imm != 0;
+  }
   r.a_desc = in.mma_a_regs ? 0 : (std::uint64_t(w.reg(0, in.ra + 1)) << 32 | w.reg(0, in.ra));
   r.b_desc = std::uint64_t(w.reg(0, in.rb + 1)) << 32 | w.reg(0, in.rb);
   r.group = w.block * 64 + w.index / 4;
@@ -146,11 +153,14 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         return std::nullopt;
       });
     case op::mbar_wait:  // async_ready let it issue: every phase it waits for has completed
-      return for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
-        if (!find_mbarrier(w, b, l, in.ra, in.imm, shared_bytes, addr, err)) return err;
-        ++n.mbarrier_ops;
-        return std::nullopt;
-      });
+      if (auto e = for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
+            if (!find_mbarrier(w, b, l, in.ra, in.imm, shared_bytes, addr, err)) return err;
+            ++n.mbarrier_ops;
+            return std::nullopt;
+          }))
+        return e;
+      if (in.pd != no_pred) w.p[in.pd & 7u] |= lanes;  // (try_wait.parity: the phase completed)
+      return std::nullopt;
     case op::tma_load:
       return for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
         const tensor_descriptor& d = cx.launch.tensor_maps[in.rd];

@@ -89,18 +89,25 @@ reg_set reads(const instr& in, unsigned tma_rank) {
       s.add(in.ra);
       break;
     case op::tma_load:  // destination address, barrier address, coordinates
-      s.add(in.ra);
-      s.add(in.rb);
-      s.add(in.rc, tma_rank);
-      break;
     case op::tma_store:
       s.add(in.ra);
-      s.add(in.rc, tma_rank);
+      if (in.code == op::tma_load) s.add(in.rb);
+      if (!in.coords_listed) s.add(in.rc, tma_rank);
+      else
+        for (unsigned k = 0; k < tma_rank && k < max_tma_rank; ++k) s.add(in.coords[k]);
       break;
-    case op::wgmma:  // descriptors (or the A fragment) at issue; D when it accumulates
-      if (in.imm != 0) s.add(in.rd, in.mma_n / 2u);
+    case op::wgmma:  // descriptors (or the A fragment) at issue; D when it may accumulate
+      if (in.mma_scale_pred || in.imm != 0) s.add(in.rd, in.mma_n / 2u);
       s.add(in.ra, in.mma_a_regs ? 4 : 2);
       s.add(in.rb, 2);
+      if (in.mma_scale_pred) s.add_pred(in.rc);
+      break;
+    case op::logic64:
+      s.add(in.ra, 2);
+      if (!in.b_imm) s.add(in.rb, 2);
+      break;
+    case op::elect:
+      if (!in.e_imm) s.add(in.re);
       break;
     case op::count_:
       break;
@@ -123,11 +130,18 @@ reg_set writes(const instr& in) {
       if (in.pd != no_pred) s.add_pred(in.pd);
       break;
     case op::ldparam: s.add(in.rd, in.width == 8 ? 2 : 1); break;
-    case op::mov64: case op::add64: case op::cvt64: s.add(in.rd, 2); break;
+    case op::mov64: case op::add64: case op::cvt64: case op::logic64: s.add(in.rd, 2); break;
+    case op::elect:
+      if (in.sub == 1) s.add(in.rd);
+      if (in.pd != no_pred) s.add_pred(in.pd);
+      break;
+    case op::mbar_wait:
+      if (in.pd != no_pred) s.add_pred(in.pd);
+      break;
     case op::mul_wide: s.add(in.rd, in.ty == type::s32 || in.ty == type::u32 ? 2 : 1); break;
     case op::wgmma: s.add(in.rd, in.mma_n / 2u); break;
     case op::st: case op::bra: case op::bar: case op::exit: case op::nop: case op::mbar_init: case op::mbar_arrive:
-    case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load: case op::tma_store: case op::tma_wait:
+    case op::mbar_arrive_tx: case op::tma_load: case op::tma_store: case op::tma_wait:
     case op::wgmma_commit: case op::wgmma_wait: case op::count_:
       break;
     default: s.add(in.rd); break;  // moves, ldparam, arithmetic, selp
@@ -194,6 +208,8 @@ const char* mnemonic(op o) {
     case op::plogic: return "plogic";
     case op::atom: return "atom";
     case op::shfl: return "shfl";
+    case op::logic64: return "logic64";
+    case op::elect: return "elect.sync";
     case op::count_: break;
   }
   return "?";

@@ -2,8 +2,10 @@
 // truncated to each register's declared width.
 #include "flynn/platform/ptx_interp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -18,10 +20,15 @@ struct stop {
   std::string reason;
 };
 
-enum class state : std::uint8_t { running, waiting, blocked, exited };  // waiting: at bar.sync; blocked: at shfl.sync
+// waiting: at bar.sync; blocked: at shfl.sync or elect.sync for its warp, at mbarrier.try_wait
+// for a phase, at wgmma.wait_group for its warpgroup's MMAs
+enum class state : std::uint8_t { running, waiting, blocked, exited };
 
 struct thread {
   std::vector<std::uint64_t> r;
+  unsigned wgmma_issued = 0;                       // wgmma.mma_async instructions issued so far
+  std::vector<unsigned> wgmma_open;                // ordinals issued, not yet committed
+  std::deque<std::vector<unsigned>> wgmma_groups;  // committed, oldest first
   std::uint32_t pc = 0;
   std::uint32_t bar_pc = 0;
   state st = state::running;
@@ -83,6 +90,8 @@ class machine {
     std::vector<thread> threads(l_.block);
     threads_ = &threads;
     shuffles_.clear();
+    bars_.clear();
+    mma_.clear();
     for (auto& th : threads) th.r.assign(k_.regs.size(), 0);
     for (;;) {
       bool progress = false;
@@ -103,7 +112,10 @@ class machine {
         if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
         else if (th.st == state::exited) exited.insert(t / c_.warp_size);
         else if (blocked.empty())
-          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc) + " for threads of its warp that never arrive";
+          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc) +
+                    (k_.code[th.pc].op == opcode::shfl || k_.code[th.pc].op == opcode::elect
+                         ? " for threads of its warp that never arrive"
+                         : " for a phase or wgmma that never completes");
       }
       if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
       if (!blocked.empty()) {
@@ -200,7 +212,15 @@ class machine {
       ++th.pc;
       return true;
     }
-    if (in.op == opcode::shfl) return shuffle(t, th, in);
+    if (in.op == opcode::shfl || in.op == opcode::elect) return shuffle(t, th, in);
+    if (in.op >= opcode::mbar_init) {  // Hopper's asynchronous instructions
+      if (!async(t, th, in)) {
+        th.st = state::blocked;
+        return false;
+      }
+      ++th.pc;
+      return true;
+    }
     ++th.pc;
     const operand* o = in.ops.data();
     const unsigned sz = size_of(in.type);
@@ -374,31 +394,169 @@ class machine {
         break;
       }
       case opcode::shfl: break;  // (shuffle)
-      case opcode::mbar_init: case opcode::mbar_arrive: case opcode::mbar_arrive_tx: case opcode::mbar_try_wait:
-      case opcode::tma_load: case opcode::wgmma_fence: case opcode::wgmma_mma: case opcode::wgmma_commit:
-      case opcode::wgmma_wait: case opcode::fence: case opcode::setmaxnreg: case opcode::elect:
-        throw stop{"Hopper's asynchronous instructions are not interpreted from PTX yet"};
+      default: break;  // (shfl, elect and the asynchronous instructions: above)
     }
     return true;
+  }
+
+  // ---- mbarriers, cp.async.bulk.tensor and wgmma ------------------------------------------
+
+  std::uint32_t shared_address(const thread& th, const operand& a) const {
+    std::uint64_t x = a.imm;
+    if (a.base_reg) x += th.r[a.reg];
+    else if (a.symbol >= 0) x += k_.shared[static_cast<std::size_t>(a.symbol)].offset;
+    return static_cast<std::uint32_t>(x);
+  }
+  simt::golden_mbarrier& bar_at(std::uint32_t addr) {
+    if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
+      throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                 std::to_string(l_.shared_bytes)};
+    auto it = bars_.find(addr);
+    if (it == bars_.end()) throw stop{"no mbarrier initialised at shared address " + hex(addr)};
+    return it->second;
+  }
+
+  // Executes a Hopper instruction; false (nothing done) when it waits: try_wait for a phase
+  // that has not completed (it returns true once it has: the wait is not given up early),
+  // wait_group for MMAs whose warpgroup has not all issued them.
+  bool async(unsigned t, thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    switch (in.op) {
+      case opcode::mbar_init: {
+        const std::uint32_t addr = shared_address(th, o[0]);
+        const std::uint64_t count = get(th, o[1]) & 0xffffffffu;
+        if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
+          throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+                     std::to_string(l_.shared_bytes)};
+        if (count == 0 || count > (1u << 20)) throw stop{"mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576"};
+        bars_[addr] = simt::golden_mbarrier(static_cast<std::uint32_t>(count));
+        return true;
+      }
+      case opcode::mbar_arrive:
+      case opcode::mbar_arrive_tx: {
+        simt::golden_mbarrier& m = bar_at(shared_address(th, o[1]));
+        if (in.op == opcode::mbar_arrive_tx) m.bytes += static_cast<std::int64_t>(get(th, o[2]) & 0xffffffffu);
+        --m.pending;
+        m.maybe_flip();
+        return true;
+      }
+      case opcode::mbar_try_wait: {
+        const simt::golden_mbarrier& m = bar_at(shared_address(th, o[1]));
+        if ((m.phase & 1u) == (get(th, o[2]) & 1u)) return false;  // that phase has not completed
+        put(th, o[0], 1);
+        return true;
+      }
+      case opcode::tma_load: {
+        const std::uint64_t map_at = th.r[o[1].reg];
+        const auto& offs = l_.tensor_map_offsets;
+        const auto it = std::find(offs.begin(), offs.end(), map_at);
+        if (it == offs.end() || std::size_t(it - offs.begin()) >= l_.tensor_maps.size())
+          throw stop{"cp.async.bulk.tensor: " + hex(map_at) + " is not the address of a tensor-map parameter of the launch"};
+        const tensor_descriptor& d = l_.tensor_maps[static_cast<std::size_t>(it - offs.begin())];
+        const std::uint32_t dst = shared_address(th, o[0]);
+        if (const std::string e = simt::golden_tma_check(d, dst, l_.shared_bytes, false); !e.empty()) throw stop{e};
+        if (in.group.size() != d.rank)
+          throw stop{"cp.async.bulk.tensor." + std::to_string(in.group.size()) + "d with a tensor map of rank " +
+                     std::to_string(d.rank)};
+        simt::golden_mbarrier& m = bar_at(shared_address(th, o[2]));
+        std::array<std::int64_t, 5> coords{};
+        for (std::size_t c = 0; c < in.group.size() && c < coords.size(); ++c)
+          coords[c] = static_cast<std::int32_t>(th.r[in.group[c]]);
+        if (const std::string e = simt::golden_tma_copy(d, coords, dst, *shared_, global_, false); !e.empty()) throw stop{e};
+        m.bytes -= static_cast<std::int64_t>(d.box_bytes());
+        m.maybe_flip();
+        return true;
+      }
+      case opcode::wgmma_mma: {
+        if (c_.warp_size != 32) throw stop{"wgmma needs warps of 32 threads"};
+        const unsigned group = t / 128, ordinal = th.wgmma_issued++;
+        auto& g = mma_[group];
+        if (g.size() <= ordinal) g.resize(ordinal + 1);
+        arrival x{t, th.pc, th.r[o[1].reg], th.r[o[2].reg], o[3].k == operand::kind::imm ? o[3].imm != 0 : pred(th, o[3])};
+        g[ordinal].push_back(x);  // operands are read at issue
+        th.wgmma_open.push_back(ordinal);
+        if (g[ordinal].size() == 128) compute_wgmma(group, ordinal);
+        return true;
+      }
+      case opcode::wgmma_commit:
+        th.wgmma_groups.push_back(std::move(th.wgmma_open));
+        th.wgmma_open.clear();
+        return true;
+      case opcode::wgmma_wait: {
+        const auto keep = static_cast<std::size_t>(o[0].imm);
+        const auto& g = mma_[t / 128];
+        for (std::size_t q = 0; q + keep < th.wgmma_groups.size(); ++q)
+          for (unsigned ord : th.wgmma_groups[q])
+            if (g[ord].size() < 128) return false;  // its warpgroup has not all issued it
+        while (th.wgmma_groups.size() > keep) th.wgmma_groups.pop_front();
+        return true;
+      }
+      default: return true;  // wgmma.fence, fence.*, setmaxnreg: nothing to do here
+    }
+  }
+
+  // D = A x B (+ D) for the warpgroup's 128 threads, with the reference arithmetic.
+  void compute_wgmma(unsigned group, unsigned ordinal) {
+    std::vector<thread>& ths = *threads_;
+    const unsigned t0 = group * 128;
+    std::vector<const arrival*> at(128);
+    for (const arrival& x : mma_[group][ordinal]) at[x.thread - t0] = &x;
+    const instruction& first = k_.code[at[0]->pc];
+    for (const arrival* x : at) {
+      const instruction& in = k_.code[x->pc];
+      if (in.rank != first.rank || in.type != first.type || x->accumulate != at[0]->accumulate)
+        throw stop{"the warps of the warpgroup issued different wgmma instructions"};
+    }
+    const unsigned n = first.rank;
+    std::vector<simt::wgmma_part> parts(128);
+    for (unsigned i = 0; i < 128; ++i) {
+      parts[i].a_desc = at[i]->a_desc;
+      parts[i].b_desc = at[i]->b_desc;
+      for (const auto r : k_.code[at[i]->pc].group) parts[i].d.push_back(static_cast<std::uint32_t>(ths[t0 + i].r[r]));
+    }
+    const std::string e = simt::golden_wgmma(n, first.type == dtype::bf16 ? element_type::bf16 : element_type::f16, false,
+                                             at[0]->accumulate, *shared_, parts);
+    if (!e.empty()) throw stop{e};
+    for (unsigned i = 0; i < 128; ++i) {
+      const auto& regs = k_.code[at[i]->pc].group;
+      for (std::size_t j = 0; j < regs.size(); ++j) ths[t0 + i].r[regs[j]] = parts[i].d[j];
+    }
   }
 
   bool shuffle(unsigned t, thread& th, const instruction& in) {
     const operand* o = in.ops.data();
     const unsigned w = t / c_.warp_size, lane = t % c_.warp_size;
     simt::shuffle_exchange::result res;
+    const bool elect = in.op == opcode::elect;
     if (!shuffles_.take(w, lane, res)) {
       simt::shuffle_exchange::arrival av;
-      av.mode = static_cast<simt::shuffle_mode>(in.shfl);
-      av.value = static_cast<std::uint32_t>(get(th, o[1]));
-      av.b = static_cast<std::uint32_t>(get(th, o[2]));
-      av.c = static_cast<std::uint32_t>(get(th, o[3]));
-      av.mask = static_cast<std::uint32_t>(get(th, o[4]));
+      if (elect) {  // a shuffle of lane indices from the lowest lane of the membermask present
+        av.name = "elect.sync";
+        av.mode = simt::shuffle_mode::idx;
+        av.value = lane;
+        av.mask = static_cast<std::uint32_t>(get(th, o[1]));
+        const std::uint32_t named = av.mask & present_lanes(w);
+        av.b = named ? static_cast<std::uint32_t>(__builtin_ctz(named)) : lane;
+        av.c = 31;
+      } else {
+        av.mode = static_cast<simt::shuffle_mode>(in.shfl);
+        av.value = static_cast<std::uint32_t>(get(th, o[1]));
+        av.b = static_cast<std::uint32_t>(get(th, o[2]));
+        av.c = static_cast<std::uint32_t>(get(th, o[3]));
+        av.mask = static_cast<std::uint32_t>(get(th, o[4]));
+      }
       const std::string err = shuffles_.arrive(w, lane, th.pc, av, present_lanes(w));
       if (!err.empty()) throw stop{err};
       if (!shuffles_.take(w, lane, res)) {
         th.st = state::blocked;
         return false;
       }
+    }
+    if (elect) {
+      if (o[0].k == operand::kind::reg) put(th, o[0], res.value);
+      put(th, o[2], res.value == lane ? 1 : 0);
+      ++th.pc;
+      return true;
     }
     put(th, o[0], res.value);
     if (in.nops > 5 && o[5].k == operand::kind::reg) put(th, o[5], res.in_range ? 1 : 0);
@@ -417,6 +575,14 @@ class machine {
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
   simt::shuffle_exchange shuffles_;
+  std::map<std::uint32_t, simt::golden_mbarrier> bars_;  // by shared address
+  struct arrival {
+    unsigned thread;
+    std::uint32_t pc;               // of its wgmma.mma_async
+    std::uint64_t a_desc, b_desc;   // as read at issue
+    bool accumulate;                // scale-d
+  };
+  std::map<unsigned, std::vector<std::vector<arrival>>> mma_;  // warpgroup -> ordinal -> threads
   std::uint32_t executing_ = 0;  // the instruction being executed (its faults name it)
 };
 

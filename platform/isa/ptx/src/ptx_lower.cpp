@@ -20,15 +20,22 @@ usage usage_of(const instruction& in) {
   usage u;
   if (in.guard >= 0) u.uses.push_back(static_cast<std::uint32_t>(in.guard));
   const bool has_dest = in.op != opcode::st && in.op != opcode::bra && in.op != opcode::bar && in.op != opcode::ret &&
-                        in.op != opcode::exit;
+                        in.op != opcode::exit && in.op != opcode::mbar_init && in.op != opcode::tma_load &&
+                        in.op != opcode::wgmma_wait && in.op != opcode::setmaxnreg;
   for (unsigned i = 0; i < in.nops; ++i) {
     const operand& o = in.ops[i];
-    const bool def = (i == 0 && has_dest) || (in.op == opcode::shfl && i == 5);  // (shfl's d|p)
+    const bool def = (i == 0 && has_dest) || (in.op == opcode::shfl && i == 5) ||  // (shfl's d|p)
+                     (in.op == opcode::elect && i == 2);                             // (elect's p)
     if (o.k == operand::kind::reg) (def ? u.defs : u.uses).push_back(o.reg);
     if (o.k == operand::kind::address && o.base_reg) u.uses.push_back(o.reg);
     if (o.k == operand::kind::group)
-      for (const auto r : in.group) (def ? u.defs : u.uses).push_back(r);
+      for (const auto r : in.group) {
+        (def ? u.defs : u.uses).push_back(r);
+        if (in.op == opcode::wgmma_mma) u.uses.push_back(r);  // (the accumulators: read and written)
+      }
   }
+  if (in.op == opcode::tma_load)  // the coordinates
+    for (const auto r : in.group) u.uses.push_back(r);
   return u;
 }
 
@@ -48,11 +55,29 @@ struct bitset {
 
 }  // namespace
 
+[[noreturn]] void refuse(const kernel& k, const instruction& in, const std::string& expected) {
+  throw input_error(k.file + ":" + std::to_string(in.line) + ": expected " + expected + ", found '" + in.text + "'");
+}
+
+// The parameter whose address register `reg` holds where instruction `at` reads it: its one
+// definition is mov.b64 %rd, PARAM, or cvta.param.u64 of such a register.
+unsigned tensor_map_param(const kernel& k, const instruction& at, std::uint32_t reg, unsigned depth = 0) {
+  const instruction* def = nullptr;
+  for (const instruction& in : k.code) {
+    const usage u = usage_of(in);
+    if (std::find(u.defs.begin(), u.defs.end(), reg) == u.defs.end()) continue;
+    if (def || in.guard >= 0) def = nullptr, depth = 99;  // (more than one, or a guarded one)
+    else def = &in;
+    if (depth == 99) break;
+  }
+  if (def && def->op == opcode::mov && def->ops[1].k == operand::kind::symbol && def->ops[1].param)
+    return static_cast<unsigned>(def->ops[1].symbol);
+  if (def && depth < 4 && def->op == opcode::cvta && def->sp == space::param)
+    return tensor_map_param(k, at, def->ops[1].reg, depth + 1);
+  refuse(k, at, "a tensor map operand that holds a parameter's address (one mov.b64 %rd, PARAM, or cvta.param.u64 of it)");
+}
+
 lowered lower(const module& m, const kernel& k) {
-  for (const instruction& in : k.code)
-    if (in.op >= opcode::mbar_init)
-      throw input_error(k.file + ":" + std::to_string(in.line) + ": expected an instruction the lowering takes, found '" +
-                        in.text + "' (Hopper's asynchronous instructions are read, but not run from PTX yet)");
   const std::size_t n = k.code.size(), nregs = k.regs.size();
   lowered out;
   out.code.name = k.name;
@@ -108,7 +133,7 @@ lowered lower(const module& m, const kernel& k) {
   std::vector<std::vector<std::uint32_t>> groups;
   std::vector<std::int32_t> group_of(nregs, -1);
   for (const instruction& in : k.code) {
-    if (in.group.empty()) continue;
+    if (in.group.empty() || in.op == opcode::tma_load) continue;  // (coordinates are listed one by one)
     std::int32_t g = group_of[in.group[0]];
     if (g < 0 || groups[static_cast<std::size_t>(g)] != in.group) {
       for (const auto r : in.group)
@@ -337,6 +362,15 @@ lowered lower(const module& m, const kernel& k) {
           s.code = simt::op::plogic;
           s.imm = in.op == opcode::and_ ? 0 : in.op == opcode::or_ ? 1 : in.op == opcode::xor_ ? 2 : 3;
           if (in.op != opcode::not_) s.rb = phys(o[2]);
+        } else if (wide) {  // 64-bit: on register pairs (not: xor with all ones)
+          s.code = simt::op::logic64;
+          s.sub = in.op == opcode::and_ ? 0 : in.op == opcode::or_ ? 1 : 2;
+          if (in.op == opcode::not_) {
+            s.b_imm = true;
+            s.imm = -1;
+          } else {
+            b_operand(o[2]);
+          }
         } else {
           s.code = in.op == opcode::and_  ? simt::op::and_
                    : in.op == opcode::or_ ? simt::op::or_
@@ -393,10 +427,89 @@ lowered lower(const module& m, const kernel& k) {
       case opcode::bar: s.code = simt::op::bar; break;
       case opcode::ret:
       case opcode::exit: s.code = simt::op::exit; break;
-      case opcode::mbar_init: case opcode::mbar_arrive: case opcode::mbar_arrive_tx: case opcode::mbar_try_wait:
-      case opcode::tma_load: case opcode::wgmma_fence: case opcode::wgmma_mma: case opcode::wgmma_commit:
-      case opcode::wgmma_wait: case opcode::fence: case opcode::setmaxnreg: case opcode::elect:
-        break;  // (refused above)
+      case opcode::mbar_init:
+      case opcode::mbar_arrive:
+      case opcode::mbar_arrive_tx:
+      case opcode::mbar_try_wait: {
+        const bool init = in.op == opcode::mbar_init;
+        const operand& a = init ? o[0] : o[1];
+        if (in.op == opcode::mbar_arrive || in.op == opcode::mbar_arrive_tx)
+          if (o[0].k == operand::kind::reg) refuse(k, in, "the sink _ as mbarrier.arrive's state (the state is not modelled)");
+        s.code = init ? simt::op::mbar_init
+                 : in.op == opcode::mbar_arrive ? simt::op::mbar_arrive
+                 : in.op == opcode::mbar_arrive_tx ? simt::op::mbar_arrive_tx
+                                                   : simt::op::mbar_wait;
+        if (!a.base_reg) refuse(k, in, "an mbarrier address [register] or [register+offset]");
+        s.ra = phys(a);
+        s.imm = static_cast<std::int64_t>(a.imm);
+        if (in.op != opcode::mbar_arrive) {
+          const operand& b = init ? o[1] : o[2];
+          if (b.k == operand::kind::imm) {
+            s.b_imm = true;
+            s.imm_b = static_cast<std::uint32_t>(b.imm);
+          } else {
+            s.rb = phys(b);
+          }
+        }
+        if (in.op == opcode::mbar_try_wait) s.pd = phys(o[0]);
+        break;
+      }
+      case opcode::tma_load: {
+        s.code = simt::op::tma_load;
+        if (!o[0].base_reg || o[0].imm != 0 || !o[2].base_reg || o[2].imm != 0)
+          refuse(k, in, "cp.async.bulk.tensor with [register] shared and mbarrier addresses");
+        s.ra = phys(o[0]);
+        s.rb = phys(o[2]);
+        const unsigned param = tensor_map_param(k, in, o[1].reg);
+        auto it = std::find(out.tensor_map_params.begin(), out.tensor_map_params.end(), param);
+        if (it == out.tensor_map_params.end()) it = out.tensor_map_params.insert(it, param);
+        s.rd = static_cast<std::uint8_t>(it - out.tensor_map_params.begin());
+        s.coords_listed = true;
+        for (std::size_t c = 0; c < in.group.size() && c < s.coords.size(); ++c)
+          s.coords[c] = static_cast<std::uint8_t>(out.placement[in.group[c]]);
+        break;
+      }
+      case opcode::wgmma_mma: {
+        s.code = simt::op::wgmma;
+        s.mma_n = static_cast<std::uint16_t>(in.rank);
+        s.mma_bf16 = in.type == dtype::bf16;
+        s.rd = static_cast<std::uint8_t>(out.placement[in.group[0]]);
+        s.ra = phys(o[1]);
+        s.rb = phys(o[2]);
+        if (o[3].k == operand::kind::imm) {
+          s.imm = o[3].imm != 0;
+        } else {
+          if (o[3].neg) refuse(k, in, "scale-d as a predicate or 0/1 (not a negated predicate)");
+          s.mma_scale_pred = true;
+          s.rc = phys(o[3]);
+        }
+        for (unsigned i = 4; i < 8; ++i)
+          if (o[i].k != operand::kind::imm || o[i].imm != (i < 6 ? 1u : 0u))
+            refuse(k, in, "wgmma with imm-scale-a, imm-scale-b 1 and tnsp-a, tnsp-b 0 (K-major operands, not negated)");
+        break;
+      }
+      case opcode::wgmma_commit: s.code = simt::op::wgmma_commit; break;
+      case opcode::wgmma_wait:
+        s.code = simt::op::wgmma_wait;
+        s.imm = static_cast<std::int64_t>(o[0].imm);
+        break;
+      case opcode::elect:
+        s.code = simt::op::elect;
+        if (o[0].k == operand::kind::reg) {
+          s.sub = 1;
+          s.rd = phys(o[0]);
+        }
+        if (o[1].k == operand::kind::imm) {
+          s.e_imm = true;
+          s.imm_e = static_cast<std::uint32_t>(o[1].imm);
+        } else {
+          s.re = phys(o[1]);
+        }
+        s.pd = phys(o[2]);
+        break;
+      case opcode::wgmma_fence:
+      case opcode::fence:
+      case opcode::setmaxnreg: s.code = simt::op::nop; break;
       case opcode::shfl: {
         s.code = simt::op::shfl;
         s.sub = static_cast<std::uint8_t>(in.shfl);

@@ -34,7 +34,7 @@ using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
 enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count,
-                  mov64, alu64, plogic, atom, shfl };
+                  mov64, alu64, plogic, atom, shfl, elect };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -66,6 +66,7 @@ const op_info op_table[] = {
     {"mov64", op::mov64, form::mov64}, {"add64", op::add64, form::alu64},
     {"cvt64", op::cvt64, form::unary}, {"plogic", op::plogic, form::plogic},
     {"atom", op::atom, form::atom},    {"shfl", op::shfl, form::shfl},
+    {"logic64", op::logic64, form::alu64}, {"elect", op::elect, form::elect},
 };
 
 const op_info* find_op(const std::string& base) {
@@ -118,6 +119,7 @@ const char* usage(form f) {
     case form::plogic: return "pd, pa, pb";
     case form::atom: return "rd, [address], rb|imm";
     case form::shfl: return "rd[|pd], ra, rb|imm, rc|imm, re|imm";
+    case form::elect: return "[rd|]pd, re|imm";
   }
   return "";
 }
@@ -126,7 +128,7 @@ unsigned operand_count(form f) {
   switch (f) {
     case form::none: return 0;
     case form::bra: case form::mbar1: case form::count: return 1;
-    case form::mbar: return 2;
+    case form::mbar: case form::elect: return 2;
     case form::tma_store: return 3;
     case form::tma: case form::wgmma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
@@ -626,6 +628,17 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         if (parts[0].s == modes[i]) in.sub = static_cast<std::uint8_t>(i), found = true;
       if (!found)
         fail(parts.empty() ? head.col : parts[0].col, "shfl.up, shfl.down, shfl.bfly or shfl.idx", quoted(parts.empty() ? head.s : rest));
+    } else if (base == "logic64") {
+      display = "logic64.and|or|xor";
+      static const char* const lops[] = {"and", "or", "xor"};
+      bool found = false;
+      for (unsigned i = 0; parts.size() == 1 && i < 3; ++i)
+        if (parts[0].s == lops[i]) in.sub = static_cast<std::uint8_t>(i), found = true;
+      if (!found)
+        fail(parts.empty() ? head.col : parts[0].col, "logic64.and, logic64.or or logic64.xor", quoted(parts.empty() ? head.s : rest));
+    } else if (base == "elect") {
+      display = "elect.sync";
+      if (name != "elect.sync") fail(parts.empty() ? head.col : parts[0].col, "elect.sync", quoted(parts.empty() ? head.s : rest));
     } else if (base == "ldparam" && !parts.empty()) {
       if (parts.size() != 1 || (parts[0].s != "64" && parts[0].s != "32"))
         fail(parts[0].col, "ldparam or ldparam.64", quoted(rest));
@@ -641,7 +654,7 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         fail(parts.empty() ? head.col : parts[0].col, "bar.sync", quoted(parts.empty() ? head.s : rest));
       display = "bar.sync";
     } else if (!parts.empty()) {
-      fail(parts[0].col, "no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, ldparam and bar take suffixes)", quoted(rest));
+      fail(parts[0].col, "no suffix (only setp, ld, st, cvt, cvt64, mul.wide, plogic, logic64, elect, ldparam and bar take suffixes)", quoted(rest));
     }
     const bool plogic_not = in.code == op::plogic && in.imm == 3;
     if (plogic_not) f = form::plogic;
@@ -789,6 +802,29 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         reg_or_imm(ops[4], in.re, in.e_imm, in.imm_e);
         in.imm = b_imm;
         in.b_imm = b_is_imm;
+        break;
+      }
+      case form::elect: {  // elect.sync [rd|]pd, membermask
+        const auto& t = ops[0].toks;
+        std::uint8_t n = 0;
+        if (t.size() == 3 && t[1].s == "|") {
+          if (!register_number(t[0].s, 'r', num_registers, n)) fail(ops[0].col, "a general register r0..r255", quoted(t[0].s));
+          in.rd = n;
+          in.sub = 1;
+          if (!register_number(t[2].s, 'p', 8, n)) fail(t[2].col, "a predicate p0..p7", quoted(t[2].s));
+          in.pd = n;
+        } else {
+          in.pd = pred(ops[0]);
+        }
+        std::uint8_t x = 0;
+        if (ops[1].toks.size() == 1 && register_number(ops[1].toks[0].s, 'r', num_registers, x)) {
+          in.re = x;
+        } else {
+          std::int64_t v = 0;
+          if (parse_imm(ops[1], false, v) != num::ok) fail(ops[1].col, "a general register r0..r255 or an integer", ops[1].found());
+          in.e_imm = true;
+          in.imm_e = static_cast<std::uint32_t>(v);
+        }
         break;
       }
       case form::plogic:

@@ -24,40 +24,6 @@ static_assert(FLT_EVAL_METHOD == 0, "the SIMT interpreter needs float arithmetic
 
 namespace {
 
-using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));  // element-wise IEEE fp32
-
-// Columns j .. j + 8 * Groups - 1 of one row of D += that row of A (16 wide) x B (16 x n):
-// eight columns per group as one element-wise fp32 operation, their partial sums held across
-// the row's sixteen products. Inlined into the caller's build.
-template <unsigned Groups>
-[[gnu::always_inline]] inline void wgmma_columns(const float* arow, const float* bf, float* drow, unsigned n,
-                                                 unsigned j) {
-  eight_floats dv[Groups], bv;
-  for (unsigned g = 0; g < Groups; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
-  for (unsigned k = 0; k < 16; ++k) {
-    const float x = arow[k];
-    const eight_floats xv = {x, x, x, x, x, x, x, x};
-    for (unsigned g = 0; g < Groups; ++g) {
-      std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
-      dv[g] = dv[g] + xv * bv;
-    }
-  }
-  for (unsigned g = 0; g < Groups; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
-}
-
-// D (64 x n, row-major) += A (64 x 16) x B (16 x n, row-major), the reference arithmetic (each
-// output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8; four
-// groups of eight columns side by side, independent chains the host can overlap.
-FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* d, unsigned n) {
-  for (unsigned i = 0; i < 64; ++i) {
-    float* drow = &d[std::size_t(i) * n];
-    const float* arow = &af[std::size_t(i) * 16];
-    unsigned j = 0;
-    for (; j + 32 <= n; j += 32) wgmma_columns<4>(arow, bf, drow, n, j);
-    for (; j < n; j += 8) wgmma_columns<1>(arow, bf, drow, n, j);
-  }
-}
-
 struct stop {
   std::string reason;
 };
@@ -151,6 +117,9 @@ std::string malformed(const instr& in, std::size_t code_size) {
   if (in.code == op::atom && (in.sub > 3 || in.width != 4 || in.ty > type::f32)) return "malformed atomic";
   if (in.code == op::plogic && (in.rd > 7 || in.ra > 7 || in.rb > 7 || in.imm < 0 || in.imm > 3)) return "malformed predicate operation";
   if (in.code == op::mul_wide && in.ty > type::u16) return "unknown multiply type";
+  if (in.code == op::logic64 && in.sub > 2) return "malformed 64-bit logic operation";
+  if ((in.code == op::elect || in.code == op::mbar_wait) && in.pd != no_pred && in.pd > 7) return "destination predicate above p7";
+  if (in.code == op::wgmma && in.mma_scale_pred && in.rc > 7) return "scale-d predicate above p7";
   if (in.code == op::ld || in.code == op::st) {
     if (in.width != 1 && in.width != 2 && in.width != 4 && in.width != 8 && in.width != 16)
       return "access width not 1, 2, 4, 8 or 16 bytes";
@@ -228,7 +197,7 @@ class machine {
         else if (th.st == state::exited) exited.insert(t / c_.warp_size);
         else if (blocked.empty())
           blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]) +
-                    (k_.code[th.pc].code == op::shfl ? " for threads of its warp that never arrive"
+                    (k_.code[th.pc].code == op::shfl || k_.code[th.pc].code == op::elect ? " for threads of its warp that never arrive"
                                                      : " for a phase or wgmma that never completes");
       }
       if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
@@ -375,6 +344,34 @@ class machine {
           default: r[in.rd] = (a & 0xffff) * (b & 0xffff); break;
         }
         break;
+      case op::logic64: {
+        const std::uint64_t x = pair(r, in.ra), y = in.b_imm ? static_cast<std::uint64_t>(in.imm) : pair(r, in.rb);
+        set_pair(r, in.rd, in.sub == 0 ? (x & y) : in.sub == 1 ? (x | y) : (x ^ y));
+        break;
+      }
+      case op::elect: {  // as a shuffle of lane indices from the lowest lane of the membermask present
+        const unsigned w = t / c_.warp_size, lane = t % c_.warp_size;
+        shuffle_exchange::result res;
+        if (!shuffles_.take(w, lane, res)) {
+          shuffle_exchange::arrival av;
+          av.name = "elect.sync";
+          av.mode = shuffle_mode::idx;
+          av.value = lane;
+          av.mask = in.e_imm ? in.imm_e : r[in.re];
+          const std::uint32_t named = av.mask & present_lanes(w);
+          av.b = named ? static_cast<std::uint32_t>(__builtin_ctz(named)) : lane;
+          av.c = 31;
+          const std::string err = shuffles_.arrive(w, lane, th.pc, av, present_lanes(w));
+          if (!err.empty()) throw stop{err};
+          if (!shuffles_.take(w, lane, res)) {
+            th.st = state::blocked;
+            return false;
+          }
+        }
+        if (in.sub == 1) r[in.rd] = res.value;
+        if (in.pd != no_pred) th.p[in.pd] = res.value == lane;
+        break;
+      }
       case op::plogic: {
         const bool x = th.p[in.ra], y = th.p[in.rb];
         th.p[in.rd] = in.imm == 0 ? (x && y) : in.imm == 1 ? (x || y) : in.imm == 2 ? (x != y) : !x;
@@ -496,19 +493,7 @@ class machine {
 
   // ---- mbarriers, tma.load and wgmma ----------------------------------------------------
 
-  struct mbarrier {
-    std::uint32_t count = 1, pending = 1;
-    std::int64_t bytes = 0;  // expected minus completed
-    unsigned phase = 0;
-    void maybe_flip() {
-      if (pending == 0 && bytes == 0) {
-        ++phase;
-        pending = count;
-      }
-    }
-  };
-
-  mbarrier& bar_at(std::uint32_t addr) {
+  golden_mbarrier& bar_at(std::uint32_t addr) {
     if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
       throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
                  std::to_string(l_.shared_bytes)};
@@ -527,20 +512,21 @@ class machine {
           throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
                      std::to_string(l_.shared_bytes)};
         if (b == 0 || b > (1u << 20)) throw stop{"mbarrier.init count " + std::to_string(b) + ": expected 1 .. 1048576"};
-        mbarrier m;
-        m.count = m.pending = b;
-        bars_[addr] = m;
+        bars_[addr] = golden_mbarrier(b);
         return true;
       }
       case op::mbar_arrive:
       case op::mbar_arrive_tx: {
-        mbarrier& m = bar_at(addr);
+        golden_mbarrier& m = bar_at(addr);
         if (in.code == op::mbar_arrive_tx) m.bytes += b;
         --m.pending;
         m.maybe_flip();
         return true;
       }
-      case op::mbar_wait: return (bar_at(addr).phase & 1u) != (b & 1u);
+      case op::mbar_wait:
+        if ((bar_at(addr).phase & 1u) == (b & 1u)) return false;
+        if (in.pd != no_pred) th.p[in.pd] = true;  // (try_wait.parity: the phase completed)
+        return true;
       case op::tma_load: {
         tma_copy(th, in, false);
         return true;
@@ -555,7 +541,8 @@ class machine {
         auto& g = mma_[group];
         if (g.size() <= ordinal) g.resize(ordinal + 1);
         const instr& w = k_.code[th.pc];
-        arrival x{t, th.pc, std::uint64_t(r[w.ra + 1]) << 32 | r[w.ra], std::uint64_t(r[w.rb + 1]) << 32 | r[w.rb], {}};
+        arrival x{t, th.pc, std::uint64_t(r[w.ra + 1]) << 32 | r[w.ra], std::uint64_t(r[w.rb + 1]) << 32 | r[w.rb], {},
+                  w.mma_scale_pred ? th.p[w.rc & 7u] : w.imm != 0};
         for (unsigned i = 0; i < 4 && w.mma_a_regs; ++i) x.a_frag[i] = r[w.ra + i];
         g[ordinal].push_back(x);  // operands are read at issue
         th.wgmma_open.push_back(ordinal);
@@ -589,139 +576,44 @@ class machine {
                  std::to_string(l_.tensor_maps.size()) + " tensor maps)"};
     const tensor_descriptor& d = l_.tensor_maps[in.rd];
     const std::uint32_t dst = th.r[in.ra] + static_cast<std::uint32_t>(in.imm);
-    if (const std::string e = d.validate(); !e.empty()) throw stop{std::string(what) + ": invalid tensor descriptor: " + e};
-    if (d.swizzle != swizzle_mode::none && dst % 1024)
-      throw stop{std::string(what) + ": shared address " + hex(dst) + ": expected 1024-byte alignment for a swizzled layout"};
-    if (dst % 16) throw stop{std::string(what) + ": shared address " + hex(dst) + ": expected 16-byte alignment"};
-    if (std::uint64_t(dst) + d.box_bytes() > l_.shared_bytes)
-      throw stop{std::string(what) + (store ? " source " : " destination ") + hex(dst) + " + " +
-                 std::to_string(d.box_bytes()) + " bytes: outside the block's " + std::to_string(l_.shared_bytes) +
-                 " bytes of shared memory"};
-    mbarrier* m = store ? nullptr : &bar_at(th.r[in.rb]);
-    std::uint64_t rows = 1;
-    for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-    const std::uint64_t row_bytes = std::uint64_t(d.box[0]) * d.elem_bytes;
-    for (std::uint64_t row = 0; row < rows; ++row) {
-      std::uint64_t rem = row, gaddr = d.global_base;
-      bool inside = true;
-      for (unsigned k = 1; k < d.rank; ++k) {
-        const std::int64_t x = static_cast<std::int32_t>(th.r[in.rc + k]) + static_cast<std::int64_t>(rem % d.box[k]);
-        rem /= d.box[k];
-        if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
-        else gaddr += static_cast<std::uint64_t>(x) * d.strides[k];
-      }
-      const std::int64_t x0 = static_cast<std::int32_t>(th.r[in.rc]);
-      if (inside && x0 >= 0 && std::uint64_t(x0) + d.box[0] <= d.dims[0] && row_bytes % 16 == 0 &&
-          gaddr + (std::uint64_t(x0) + d.box[0]) * d.elem_bytes <= global_.size()) {
-        // The whole row in bounds: sixteen bytes at a time (a swizzle moves 16-byte granules whole).
-        for (std::uint64_t c = 0; c < row_bytes; c += 16) {
-          unsigned char* sh = &(*shared_)[dst + swizzle_offset(row * row_bytes + c, d.swizzle)];
-          unsigned char* g = &global_[gaddr + std::uint64_t(x0) * d.elem_bytes + c];
-          if (store) std::memcpy(g, sh, 16);
-          else std::memcpy(sh, g, 16);
-        }
-        continue;
-      }
-      for (std::uint32_t e = 0; e < d.box[0]; ++e) {
-        const std::int64_t x = x0 + static_cast<std::int64_t>(e);
-        const bool in_bounds = inside && x >= 0 && static_cast<std::uint64_t>(x) < d.dims[0];
-        for (unsigned byte = 0; byte < d.elem_bytes; ++byte) {
-          const std::uint64_t off = row * row_bytes + std::uint64_t(e) * d.elem_bytes + byte;
-          const std::uint64_t g = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
-          if (in_bounds && g >= global_.size()) throw stop{std::string(what) + ": global address " + hex(g) + " out of range"};
-          unsigned char& sh = (*shared_)[dst + swizzle_offset(off, d.swizzle)];
-          if (store) {
-            if (in_bounds) global_[g] = sh;
-          } else {
-            sh = in_bounds ? global_[g] : 0;
-          }
-        }
-      }
-    }
+    if (const std::string e = golden_tma_check(d, dst, l_.shared_bytes, store); !e.empty()) throw stop{e};
+    golden_mbarrier* m = store ? nullptr : &bar_at(th.r[in.rb]);
+    std::array<std::int64_t, 5> coords{};
+    for (unsigned k = 0; k < d.rank; ++k) coords[k] = static_cast<std::int32_t>(th.r[coordinate_register(in, k)]);
+    if (const std::string e = golden_tma_copy(d, coords, dst, *shared_, global_, store); !e.empty()) throw stop{e};
     if (m) {
       m->bytes -= static_cast<std::int64_t>(d.box_bytes());
       m->maybe_flip();
     }
   }
 
-  std::uint16_t smem16(std::uint64_t addr) const {
-    if (addr + 2 > shared_->size()) throw stop{"wgmma operand at shared address " + hex(addr) + " out of range"};
-    return static_cast<std::uint16_t>((*shared_)[addr] | ((*shared_)[addr + 1] << 8));
-  }
-
   // D = A x B (+ D) for the warpgroup's 128 threads, with the reference arithmetic.
   void compute_wgmma(unsigned group, unsigned ordinal) {
     std::vector<thread>& ths = *threads_;
     const unsigned t0 = group * 128;
-    std::vector<std::uint32_t> pc(128);
     std::vector<const arrival*> at(128);
-    for (const arrival& x : mma_[group][ordinal]) {
-      pc[x.thread - t0] = x.pc;
-      at[x.thread - t0] = &x;
-    }
-    const instr* first = nullptr;
-    for (unsigned t = t0; t < t0 + 128; ++t) {
-      const instr& in = k_.code[pc[t - t0]];
-      if (!first) first = &in;
-      if (in.mma_n != first->mma_n || in.mma_bf16 != first->mma_bf16 || in.mma_a_regs != first->mma_a_regs ||
-          in.imm != first->imm)
+    for (const arrival& x : mma_[group][ordinal]) at[x.thread - t0] = &x;
+    const instr& first = k_.code[at[0]->pc];
+    for (const arrival* x : at) {
+      const instr& in = k_.code[x->pc];
+      if (in.mma_n != first.mma_n || in.mma_bf16 != first.mma_bf16 || in.mma_a_regs != first.mma_a_regs ||
+          x->accumulate != at[0]->accumulate)
         throw stop{"the warps of the warpgroup issued different wgmma instructions"};
     }
-    const unsigned n = first->mma_n;
-    const element_type ty = first->mma_bf16 ? element_type::bf16 : element_type::f16;
-    auto desc = [&](std::uint64_t bits, const char* which) {
-      matrix_descriptor d;
-      std::string e = matrix_descriptor::decode(bits, d);
-      if (e.empty()) e = d.validate();
-      if (!e.empty()) throw stop{std::string(which) + " descriptor " + hex(bits) + ": " + e};
-      return d;
-    };
-    std::vector<std::uint16_t> a(64 * 16), b(std::size_t(16) * n);
-    std::vector<float> c(std::size_t(64) * n, 0.0f), d;
-    for (unsigned w = 0; w < 4; ++w) {
-      const unsigned tw = t0 + 32 * w;
-      const instr& in = k_.code[pc[tw - t0]];
-      if (in.mma_a_regs) {
-        for (unsigned l = 0; l < 32; ++l)
-          for (unsigned i = 0; i < 4; ++i) {
-            unsigned row = 0, col = 0;
-            wgmma_a_position(l, i, row, col);
-            const std::uint32_t v = at[32 * w + l]->a_frag[i];
-            a[(16 * w + row) * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
-            a[(16 * w + row) * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
-          }
-      } else {
-        const matrix_descriptor ad = desc(at[32 * w]->a_desc, "A");
-        for (unsigned row = 0; row < 16; ++row)
-          for (unsigned k = 0; k < 16; ++k) a[(16 * w + row) * 16 + k] = smem16(wgmma_operand_address(ad, 16 * w + row, k));
-      }
-      if (in.imm)
-        for (unsigned l = 0; l < 32; ++l)
-          for (unsigned i = 0; i < n / 2; ++i) {
-            unsigned row = 0, col = 0;
-            wgmma_d_position(l, i, row, col);
-            std::memcpy(&c[std::size_t(16 * w + row) * n + col], &ths[tw + l].r[in.rd + i], 4);
-          }
+    const unsigned n = first.mma_n;
+    std::vector<wgmma_part> parts(128);
+    for (unsigned i = 0; i < 128; ++i) {
+      const arrival& x = *at[i];
+      parts[i].a_desc = x.a_desc;
+      parts[i].b_desc = x.b_desc;
+      parts[i].a_frag = x.a_frag;
+      const unsigned acc = k_.code[x.pc].rd;
+      parts[i].d.assign(&ths[t0 + i].r[acc], &ths[t0 + i].r[acc] + n / 2);
     }
-    const matrix_descriptor bd = desc(at[0]->b_desc, "B");
-    for (unsigned j = 0; j < n; ++j)
-      for (unsigned k = 0; k < 16; ++k) b[std::size_t(k) * n + j] = smem16(wgmma_operand_address(bd, j, k));
-    // The reference arithmetic (D = C, then each k in ascending order adds the exact fp32
-    // product), with the operands converted once and each row's columns side by side.
-    std::vector<float> af(a.size()), bf(b.size());
-    for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
-    for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
-    d = c;
-    wgmma_products(af.data(), bf.data(), d.data(), n);
-    for (unsigned w = 0; w < 4; ++w)
-      for (unsigned l = 0; l < 32; ++l) {
-        const unsigned acc = k_.code[pc[32 * w + l]].rd;
-        for (unsigned i = 0; i < n / 2; ++i) {
-          unsigned row = 0, col = 0;
-          wgmma_d_position(l, i, row, col);
-          std::memcpy(&ths[t0 + 32 * w + l].r[acc + i], &d[std::size_t(16 * w + row) * n + col], 4);
-        }
-      }
+    const std::string e = golden_wgmma(n, first.mma_bf16 ? element_type::bf16 : element_type::f16, first.mma_a_regs,
+                                       at[0]->accumulate, *shared_, parts);
+    if (!e.empty()) throw stop{e};
+    for (unsigned i = 0; i < 128; ++i) std::copy(parts[i].d.begin(), parts[i].d.end(), &ths[t0 + i].r[k_.code[at[i]->pc].rd]);
   }
 
   const kernel& k_;
@@ -732,13 +624,14 @@ class machine {
   std::vector<unsigned char>* shared_ = nullptr;
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
-  std::map<std::uint32_t, mbarrier> bars_;                       // by shared address
+  std::map<std::uint32_t, golden_mbarrier> bars_;                       // by shared address
   shuffle_exchange shuffles_;
   struct arrival {
     unsigned thread;
     std::uint32_t pc;                      // of its wgmma
     std::uint64_t a_desc, b_desc;          // as read at issue
     std::array<std::uint32_t, 4> a_frag;   // .rs: the A fragment as read at issue
+    bool accumulate;                       // scale-d
   };
   std::map<unsigned, std::vector<std::vector<arrival>>> mma_;  // warpgroup -> ordinal -> threads
 };
@@ -748,10 +641,10 @@ class machine {
 std::string shuffle_exchange::arrive(unsigned warp, unsigned lane, std::uint32_t pc, const arrival& a,
                                      std::uint32_t present) {
   if (!((a.mask >> lane) & 1u))
-    return "lane " + std::to_string(lane) + " executes shfl.sync but is not in its membermask " + hex(a.mask);
+    return "lane " + std::to_string(lane) + " executes " + a.name + " but is not in its membermask " + hex(a.mask);
   pending& p = warps_[warp];
   if (!p.arrived.empty() && p.pc != pc)
-    return "threads of warp " + std::to_string(warp) + " wait at two shfl.sync instructions (PCs " + std::to_string(p.pc) +
+    return "threads of warp " + std::to_string(warp) + " wait at two " + a.name + " instructions (PCs " + std::to_string(p.pc) +
            " and " + std::to_string(pc) + ")";
   p.pc = pc;
   p.arrived[lane] = a;
@@ -785,7 +678,7 @@ std::string shuffle_exchange::complete(pending& p, std::uint32_t present) {
     if (!ok) j = l;
     const auto src = p.arrived.find(static_cast<unsigned>(j));
     if (src == p.arrived.end())
-      return "shfl.sync: lane " + std::to_string(lane) + " reads lane " + std::to_string(j) + ", which does not execute it";
+      return std::string(a.name) + ": lane " + std::to_string(lane) + " reads lane " + std::to_string(j) + ", which does not execute it";
     p.done[lane] = {src->second.value, ok};
   }
   p.arrived.clear();

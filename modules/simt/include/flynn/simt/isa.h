@@ -57,6 +57,10 @@ enum class op : std::uint8_t {
             // (sub: atomic OP; ty u32/s32/f32; the memory applies it: load/store unit class)
   shfl,     // shfl.MODE rd[|pd], ra, b, c, membermask: rd <- ra of the lane MODE names (sub:
             // shuffle_mode); b: rb | imm, c: rc | imm_b (c_imm), membermask: re | imm_e (e_imm)
+  logic64,  // rd:rd+1 <- ra:ra+1 OP (rb:rb+1 | imm); sub: 0 and, 1 or, 2 xor
+  elect,    // elect.sync [rd|]pd, membermask: the lowest executing lane of the membermask (re |
+            // imm_e when e_imm) is the leader: pd <- whether this lane is it; rd (when sub is 1)
+            // <- its lane index
   count_
 };
 
@@ -89,6 +93,10 @@ constexpr unsigned num_registers = 256;
 //     matrix descriptor in ra:ra+1 (A in shared memory) or, with .rs, the A fragment in
 //     ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)
 //   wgmma.commit_group ; wgmma.wait_group N (imm)
+// From the PTX front end (no assembly syntax): mbarrier.wait with pd != no_pred also writes
+// true to predicate pd (try_wait.parity blocks until the phase completes); tma.load and
+// tma.store with coords_listed take coordinate k from coords[k] (else rc + k); wgmma with
+// mma_scale_pred takes scale-d from predicate rc (lane 0's; the warp's lanes must agree).
 // Float immediates are written as decimal numbers with a '.' or exponent and stored as the
 // binary32 bit pattern in imm.
 struct instr {
@@ -117,6 +125,9 @@ struct instr {
   std::uint16_t mma_n = 0;       // wgmma: N
   bool mma_bf16 = false;         // wgmma: bf16 (else f16) inputs
   bool mma_a_regs = false;       // wgmma: A from registers (.rs)
+  bool mma_scale_pred = false;   // wgmma: scale-d is predicate rc (else imm)
+  bool coords_listed = false;    // tma.load/store: coordinate k in coords[k] (else rc + k)
+  std::array<std::uint8_t, 5> coords{};
   std::uint32_t line = 0;
   std::string text;
 };
@@ -133,7 +144,8 @@ struct reg_set {
   struct run {
     std::uint16_t first = 0, count = 0;
   };
-  std::array<run, 4> runs{};  // enough for the most operands of any instruction (4: shfl)
+  std::array<run, 7> runs{};  // enough for the most operands of any instruction (7: tma.load with
+                              // five listed coordinates)
   unsigned num_runs = 0;
   std::uint8_t preds = 0;     // bit k: predicate pk
 
@@ -171,6 +183,10 @@ inline bool is_memory(op o) { return o == op::ld || o == op::st || o == op::atom
 // Registers a memory access's data take: one per 4 bytes, one for a narrower access.
 inline unsigned data_registers(const instr& in) { return in.width < 4 ? 1u : in.width / 4u; }
 inline bool is_async(op o) { return o >= op::mbar_init && o <= op::wgmma_wait; }  // mbarrier, tma and wgmma
+// The register of tma.load / tma.store coordinate k.
+inline unsigned coordinate_register(const instr& in, unsigned k) {
+  return in.coords_listed ? in.coords[k % 5] : unsigned(in.rc) + k;
+}
 // Highest general register the instruction reads or writes, or -1.
 int highest_register(const instr& in);
 bool is_sfu(op o);

@@ -22,6 +22,9 @@ struct launch {
   std::vector<std::uint32_t> params;           // ldparam N reads params[N]
   std::uint64_t shared_bytes = 0;              // shared memory per block
   std::vector<tensor_descriptor> tensor_maps;  // tma.load / tma.store MAP operands
+  // A PTX launch: the parameter byte offset each tensor map is passed at (a CUtensorMap
+  // parameter's address names its map).
+  std::vector<std::uint64_t> tensor_map_offsets;
 };
 
 }  // namespace flynn::simt

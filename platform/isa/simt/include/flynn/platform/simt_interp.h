@@ -12,6 +12,7 @@
 
 #include "flynn/simt/isa.h"
 #include "flynn/simt/launch.h"
+#include "flynn/tensor/numeric.h"
 
 namespace flynn::simt {
 
@@ -47,6 +48,7 @@ class shuffle_exchange {
   struct arrival {
     shuffle_mode mode = shuffle_mode::down;
     std::uint32_t value = 0, b = 0, c = 0, mask = 0;
+    const char* name = "shfl.sync";  // the instruction, in faults (elect.sync exchanges lane indices)
   };
   struct result {
     std::uint32_t value = 0;
@@ -80,5 +82,46 @@ class shuffle_exchange {
 // barrier deadlock: threads of warp 0 wait at WHERE but threads of warps 1, 2 have exited".
 std::string barrier_deadlock(unsigned block, const std::map<std::uint32_t, std::set<unsigned>>& waiting,
                              const std::set<unsigned>& exited, const std::function<std::string(std::uint32_t)>& where);
+
+// ---- The golden interpreters' asynchronous operations (mbarrier, TMA, wgmma) ------------
+
+// An mbarrier: the arrivals still expected in the current phase and the transaction bytes
+// expected but not yet completed; the phase completes (and the next begins) when both are 0.
+struct golden_mbarrier {
+  std::uint32_t count = 1, pending = 1;
+  std::int64_t bytes = 0;
+  unsigned phase = 0;
+  golden_mbarrier() = default;
+  explicit golden_mbarrier(std::uint32_t n) : count(n), pending(n) {}
+  void maybe_flip() {
+    if (pending == 0 && bytes == 0) {
+      ++phase;
+      pending = count;
+    }
+  }
+};
+
+// Why a tma.load (store: tma.store) of tensor map d to (from) shared address dst cannot
+// run: an invalid descriptor, a misaligned address or a box outside shared memory ("" when
+// it can).
+std::string golden_tma_check(const tensor_descriptor& d, std::uint32_t dst, std::uint64_t shared_bytes, bool store);
+// The copy's box at `coords`, element by element, rows at their swizzled offsets in shared
+// memory. Loads: out-of-bounds elements land as zero. Stores: elements outside the tensor are
+// not written. "" or the fault.
+std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords, std::uint32_t dst,
+                            std::vector<unsigned char>& shared, std::vector<unsigned char>& global, bool store);
+
+// One thread's part of a wgmma.m64nNk16, as read at issue.
+struct wgmma_part {
+  std::uint64_t a_desc = 0, b_desc = 0;   // matrix descriptors (a_desc: A in shared memory)
+  std::array<std::uint32_t, 4> a_frag{};  // .rs: its A fragment
+  std::vector<std::uint32_t> d;           // its N/2 accumulators: C in (when accumulating), D out
+};
+// D = A x B (+ C) for a warpgroup's 128 threads (parts in thread order) with the reference
+// arithmetic (D = C, then each k in ascending order adds the exact fp32 product): A from each
+// warp's first thread's descriptor (or every thread's fragment), B from thread 0's. "" or the
+// fault.
+std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumulate, const std::vector<unsigned char>& shared,
+                         std::vector<wgmma_part>& parts);
 
 }  // namespace flynn::simt

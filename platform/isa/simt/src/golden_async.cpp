@@ -1,0 +1,177 @@
+// The golden interpreters' asynchronous operations: TMA box copies and the warpgroup MMA's
+// reference arithmetic, shared by the SIMT ISA's and the PTX interpreter (written
+// independently of the timed TMA loader and GMMA unit, which are checked against them).
+#include <cfloat>
+#include <cstring>
+
+#include "flynn/common/format.h"
+#include "flynn/common/wide_vectors.h"
+#include "flynn/gmma/wgmma.h"
+#include "flynn/platform/simt_interp.h"
+#include "flynn/tma/swizzle.h"
+
+namespace flynn::simt {
+
+static_assert(FLT_EVAL_METHOD == 0, "the wgmma reference needs float arithmetic in float");
+
+namespace {
+
+using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));  // element-wise IEEE fp32
+
+// Columns j .. j + 8 * Groups - 1 of one row of D += that row of A (16 wide) x B (16 x n):
+// eight columns per group as one element-wise fp32 operation, their partial sums held across
+// the row's sixteen products. Inlined into the caller's build.
+template <unsigned Groups>
+[[gnu::always_inline]] inline void wgmma_columns(const float* arow, const float* bf, float* drow, unsigned n,
+                                                 unsigned j) {
+  eight_floats dv[Groups], bv;
+  for (unsigned g = 0; g < Groups; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
+  for (unsigned k = 0; k < 16; ++k) {
+    const float x = arow[k];
+    const eight_floats xv = {x, x, x, x, x, x, x, x};
+    for (unsigned g = 0; g < Groups; ++g) {
+      std::memcpy(&bv, &bf[std::size_t(k) * n + j + 8 * g], sizeof bv);
+      dv[g] = dv[g] + xv * bv;
+    }
+  }
+  for (unsigned g = 0; g < Groups; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
+}
+
+// D (64 x n, row-major) += A (64 x 16) x B (16 x n, row-major), the reference arithmetic (each
+// output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8; four
+// groups of eight columns side by side, independent chains the host can overlap.
+FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* d, unsigned n) {
+  for (unsigned i = 0; i < 64; ++i) {
+    float* drow = &d[std::size_t(i) * n];
+    const float* arow = &af[std::size_t(i) * 16];
+    unsigned j = 0;
+    for (; j + 32 <= n; j += 32) wgmma_columns<4>(arow, bf, drow, n, j);
+    for (; j < n; j += 8) wgmma_columns<1>(arow, bf, drow, n, j);
+  }
+}
+
+}  // namespace
+
+std::string golden_tma_check(const tensor_descriptor& d, std::uint32_t dst, std::uint64_t shared_bytes, bool store) {
+  const std::string what = store ? "tma.store" : "tma.load";
+  if (const std::string e = d.validate(); !e.empty()) return what + ": invalid tensor descriptor: " + e;
+  if (d.swizzle != swizzle_mode::none && dst % 1024)
+    return what + ": shared address " + hex(dst) + ": expected 1024-byte alignment for a swizzled layout";
+  if (dst % 16) return what + ": shared address " + hex(dst) + ": expected 16-byte alignment";
+  if (std::uint64_t(dst) + d.box_bytes() > shared_bytes)
+    return what + (store ? " source " : " destination ") + hex(dst) + " + " + std::to_string(d.box_bytes()) +
+           " bytes: outside the block's " + std::to_string(shared_bytes) + " bytes of shared memory";
+  return {};
+}
+
+std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords, std::uint32_t dst,
+                            std::vector<unsigned char>& shared, std::vector<unsigned char>& global, bool store) {
+  std::uint64_t rows = 1;
+  for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
+  const std::uint64_t row_bytes = std::uint64_t(d.box[0]) * d.elem_bytes;
+  for (std::uint64_t row = 0; row < rows; ++row) {
+    std::uint64_t rem = row, gaddr = d.global_base;
+    bool inside = true;
+    for (unsigned k = 1; k < d.rank; ++k) {
+      const std::int64_t x = coords[k] + static_cast<std::int64_t>(rem % d.box[k]);
+      rem /= d.box[k];
+      if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
+      else gaddr += static_cast<std::uint64_t>(x) * d.strides[k];
+    }
+    const std::int64_t x0 = coords[0];
+    if (inside && x0 >= 0 && std::uint64_t(x0) + d.box[0] <= d.dims[0] && row_bytes % 16 == 0 &&
+        gaddr + (std::uint64_t(x0) + d.box[0]) * d.elem_bytes <= global.size()) {
+      // The whole row in bounds: sixteen bytes at a time (a swizzle moves 16-byte granules whole).
+      for (std::uint64_t c = 0; c < row_bytes; c += 16) {
+        unsigned char* sh = &shared[dst + swizzle_offset(row * row_bytes + c, d.swizzle)];
+        unsigned char* g = &global[gaddr + std::uint64_t(x0) * d.elem_bytes + c];
+        if (store) std::memcpy(g, sh, 16);
+        else std::memcpy(sh, g, 16);
+      }
+      continue;
+    }
+    for (std::uint32_t e = 0; e < d.box[0]; ++e) {
+      const std::int64_t x = x0 + static_cast<std::int64_t>(e);
+      const bool in_bounds = inside && x >= 0 && static_cast<std::uint64_t>(x) < d.dims[0];
+      for (unsigned byte = 0; byte < d.elem_bytes; ++byte) {
+        const std::uint64_t off = row * row_bytes + std::uint64_t(e) * d.elem_bytes + byte;
+        const std::uint64_t g = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
+        if (in_bounds && g >= global.size())
+          return std::string(store ? "tma.store" : "tma.load") + ": global address " + hex(g) + " out of range";
+        unsigned char& sh = shared[dst + swizzle_offset(off, d.swizzle)];
+        if (store) {
+          if (in_bounds) global[g] = sh;
+        } else {
+          sh = in_bounds ? global[g] : 0;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumulate, const std::vector<unsigned char>& shared,
+                         std::vector<wgmma_part>& parts) {
+  std::string fault;
+  auto desc = [&](std::uint64_t bits, const char* which, matrix_descriptor& d) {
+    std::string e = matrix_descriptor::decode(bits, d);
+    if (e.empty()) e = d.validate();
+    if (!e.empty() && fault.empty()) fault = std::string(which) + " descriptor " + hex(bits) + ": " + e;
+    return e.empty();
+  };
+  auto smem16 = [&](std::uint64_t addr) -> std::uint16_t {
+    if (addr + 2 > shared.size()) {
+      if (fault.empty()) fault = "wgmma operand at shared address " + hex(addr) + " out of range";
+      return 0;
+    }
+    return static_cast<std::uint16_t>(shared[addr] | (shared[addr + 1] << 8));
+  };
+  std::vector<std::uint16_t> a(64 * 16), b(std::size_t(16) * n);
+  std::vector<float> d(std::size_t(64) * n, 0.0f);
+  for (unsigned w = 0; w < 4; ++w) {
+    if (a_regs) {
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < 4; ++i) {
+          unsigned row = 0, col = 0;
+          wgmma_a_position(l, i, row, col);
+          const std::uint32_t v = parts[32 * w + l].a_frag[i];
+          a[(16 * w + row) * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
+          a[(16 * w + row) * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
+        }
+    } else {
+      matrix_descriptor ad;
+      if (!desc(parts[32 * w].a_desc, "A", ad)) return fault;
+      for (unsigned row = 0; row < 16; ++row)
+        for (unsigned k = 0; k < 16; ++k) a[(16 * w + row) * 16 + k] = smem16(wgmma_operand_address(ad, 16 * w + row, k));
+    }
+    if (accumulate)
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < n / 2; ++i) {
+          unsigned row = 0, col = 0;
+          wgmma_d_position(l, i, row, col);
+          std::memcpy(&d[std::size_t(16 * w + row) * n + col], &parts[32 * w + l].d[i], 4);
+        }
+  }
+  matrix_descriptor bd;
+  if (!desc(parts[0].b_desc, "B", bd)) return fault;
+  for (unsigned j = 0; j < n; ++j)
+    for (unsigned k = 0; k < 16; ++k) b[std::size_t(k) * n + j] = smem16(wgmma_operand_address(bd, j, k));
+  if (!fault.empty()) return fault;
+  // The operands converted once, each row's columns side by side.
+  std::vector<float> af(a.size()), bf(b.size());
+  for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
+  for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
+  wgmma_products(af.data(), bf.data(), d.data(), n);
+  for (unsigned w = 0; w < 4; ++w)
+    for (unsigned l = 0; l < 32; ++l) {
+      parts[32 * w + l].d.resize(n / 2);
+      for (unsigned i = 0; i < n / 2; ++i) {
+        unsigned row = 0, col = 0;
+        wgmma_d_position(l, i, row, col);
+        std::memcpy(&parts[32 * w + l].d[i], &d[std::size_t(16 * w + row) * n + col], 4);
+      }
+    }
+  return {};
+}
+
+}  // namespace flynn::simt
