@@ -10,7 +10,14 @@
 #   3. vecadd's global-memory latency 200 -> 400: the run gets longer, by at most the extra
 #      latency of each access a warp waits for, per round of resident blocks;
 #   4. sgemm_tiled's registers decide its occupancy: a register file that holds one block of
-#      26 registers x 256 threads instead of two halves the resident blocks and lengthens the run.
+#      26 registers x 256 threads instead of two halves the resident blocks and lengthens the run;
+#   5. the Hopper GEMM (gemm_ws, 4 blocks one after another, each 4 K tiles fetched at once by
+#      its TMA ring): 303 more cycles of global latency lengthen it by at least the first copy's
+#      and at most one exposed load and one exposed store per block; tensor cores at half rate
+#      are busy exactly twice as long and lengthen the run by at most that extra busy time; its
+#      epilogue's fp32 stores (8 rows of a column group on one bank per warp store) make it
+#      bound by the global memory's banks: the run grows with the bank busy time, and faster
+#      from 2 to 4 cycles than from 1 to 2.
 #   usage: ptx_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -65,6 +72,26 @@ run rf32 "$P/sgemm_tiled.json" --set modules.sm.register_file_bytes=32768
 check "sgemm: 26 registers x 256 threads: two blocks in 64 KB, one in 32 KB" \
   "$(stat rf64 top.sm.resident_blocks_peak) == 2 and $(stat rf32 top.sm.resident_blocks_peak) == 1"
 check "sgemm: one resident block is slower" "$(stat rf32 cycles) > $(stat rf64 cycles)"
+
+# 5. The Hopper GEMM.
+run ws "$P/gemm_ws.json"
+run ws_lat "$P/gemm_ws.json" --set modules.gmem.latency=606
+cws=$(stat ws cycles)
+check "gemm_ws: 303 more cycles of latency: at least the first copy's, at most a load and a store per block" \
+  "303 <= $(stat ws_lat cycles) - $cws <= 4 * 2 * 303"
+half="--set modules.tc0.fma_per_cycle=256 --set modules.tc1.fma_per_cycle=256 --set modules.tc2.fma_per_cycle=256 --set modules.tc3.fma_per_cycle=256"
+# shellcheck disable=SC2086
+run ws_half "$P/gemm_ws.json" $half
+check "gemm_ws: tensor cores at half rate are busy twice as long" \
+  "$(stat ws_half top.tc0.busy_cycles) == 2 * $(stat ws top.tc0.busy_cycles) == 16384"
+check "gemm_ws: ... and lengthen the run by at most the extra busy time" \
+  "0 < $(stat ws_half cycles) - $cws <= $(stat ws top.tc0.busy_cycles)"
+run ws_b1 "$P/gemm_ws.json" --set modules.gmem.bank_busy=1
+run ws_b4 "$P/gemm_ws.json" --set modules.gmem.bank_busy=4
+check "gemm_ws: bound by the global banks: longer with each doubling of the bank busy time" \
+  "$(stat ws_b1 cycles) < $cws < $(stat ws_b4 cycles)"
+check "gemm_ws: ... and more from 2 to 4 cycles than from 1 to 2" \
+  "$(stat ws_b4 cycles) - $cws >= $cws - $(stat ws_b1 cycles)"
 
 [ $fail -eq 0 ] && echo "all PTX sensitivity checks hold"
 exit $fail

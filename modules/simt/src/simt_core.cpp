@@ -386,14 +386,19 @@ bool simt_core::units_busy() const {
 }
 
 // Waits until cycle `until` or until a copy or MMA in progress reports, whichever is first.
+// (The units may have finished since the caller looked: with no news to wait for, it waits
+// only until `until`, and returns at once when that is unbounded.)
 void simt_core::wait_async(std::uint64_t until) {
   sc_core::sc_event_or_list news;
-  if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();
-  if (tma.size() && tma->in_progress()) news |= tma->progress_event();
+  bool any = false;
+  if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event(), any = true;
+  if (tma.size() && tma->in_progress()) news |= tma->progress_event(), any = true;
   const sc_core::sc_time now = now_;
   if (until != std::numeric_limits<std::uint64_t>::max()) {
-    if (to_time(until) > now) pause(to_time(until) - now, news);
-  } else {
+    if (to_time(until) <= now) return;
+    if (any) pause(to_time(until) - now, news);
+    else pause(to_time(until) - now);
+  } else if (any) {
     pause(news);
   }
 }
