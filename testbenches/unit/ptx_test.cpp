@@ -49,6 +49,7 @@ std::vector<unsigned char> both_golden(const flynn::ptx::module& m, const flynn:
   REQUIRE(a.ok);
   REQUIRE(b.ok);
   CHECK(a.thread_instructions == b.thread_instructions);
+  CHECK(a.thread_digest == b.thread_digest);  // (and thread by thread)
   CHECK(global == other);
   return global;
 }
@@ -173,6 +174,37 @@ TEST_CASE("the Hopper GEMM from PTX: both golden interpreters agree, and equal a
   const auto r = flynn::ptx::interpret(m, k, l, g2, {});
   REQUIRE_FALSE(r.ok);
   CHECK(r.fault.find("cp.async.bulk.tensor: 0x80 is not the address of a tensor-map parameter") != std::string::npos);
+}
+
+TEST_CASE("the per-thread instruction check tells threads apart where the totals agree") {
+  using flynn::simt::thread_count_term;
+  // Threads 0 and 1 of block 0 with 3 and 5 instructions, or 5 and 3: the same total.
+  const std::uint64_t a = thread_count_term(0, 0, 3) + thread_count_term(0, 1, 5);
+  const std::uint64_t b = thread_count_term(0, 0, 5) + thread_count_term(0, 1, 3);
+  CHECK(a != b);
+  // One instruction moved from a thread of block 0 to the same thread of block 1.
+  CHECK(thread_count_term(0, 7, 4) + thread_count_term(1, 7, 4) != thread_count_term(0, 7, 3) + thread_count_term(1, 7, 5));
+  // A divergent kernel: its threads run different numbers of instructions, both golden
+  // interpreters count each the same.
+  const auto m = flynn::ptx::read(kernel("mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 5;\n@%p1 bra $L;\n"
+                                          "add.s32 %r2, %r1, 1;\nadd.s32 %r2, %r2, 1;\n$L:\nret;\n"),
+                                   "t.ptx");
+  const auto& k = m.kernels.at(0);
+  flynn::simt::launch l;
+  l.block = 32;
+  l.params.assign(3, 0);
+  std::vector<unsigned char> g(1024, 0);
+  const auto low = flynn::ptx::lower(m, k);
+  auto g2 = g;
+  const auto x = flynn::ptx::interpret(m, k, l, g, {});
+  const auto y = flynn::simt::interpret(low.code, l, g2, {});
+  REQUIRE(x.ok);
+  REQUIRE(y.ok);
+  CHECK(x.thread_instructions == 5 * 4 + 27 * 6);
+  CHECK(x.thread_digest == y.thread_digest);
+  std::uint64_t d = 0;
+  for (unsigned t = 0; t < 32; ++t) d += thread_count_term(0, t, t < 5 ? 4 : 6);
+  CHECK(x.thread_digest == d);
 }
 
 TEST_CASE(".loc and .file name the CUDA line in the golden interpreter's faults") {

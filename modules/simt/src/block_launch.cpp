@@ -132,6 +132,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.p.fill(0);
       std::fill_n(w.reg_ready.begin(), registers_used_, 0u);
       w.pred_ready.fill(0);
+      w.count_planes.fill(0);
+      w.planes_used = 0;
       const std::uint32_t mask = first_lanes(w.threads);
       w.exited = ~mask;
       w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});

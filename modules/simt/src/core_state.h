@@ -64,6 +64,26 @@ struct warp {
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};
+  // Each lane's thread instructions, bit-sliced: bit l of count_planes[i] is bit i of lane
+  // l's count (adding a mask of lanes is a ripple of a few word operations).
+  std::array<std::uint32_t, 32> count_planes{};
+  unsigned planes_used = 0;  // planes above it are all zero
+  void count_lanes(std::uint32_t m) {
+    unsigned i = 0;
+    for (; m && i < count_planes.size(); ++i) {
+      const std::uint32_t plane = count_planes[i];
+      count_planes[i] = plane ^ m;
+      m &= plane;
+    }
+    if (i > planes_used) planes_used = i;
+  }
+  // Every lane's count (the planes transposed, one set bit at a time).
+  std::array<std::uint32_t, 32> lane_counts() const {
+    std::array<std::uint32_t, 32> c{};
+    for (unsigned i = 0; i < planes_used; ++i)
+      for (std::uint32_t m = count_planes[i]; m; m &= m - 1) c[static_cast<unsigned>(__builtin_ctz(m))] |= 1u << i;
+    return c;
+  }
   // Every change to the warp's state goes through simt_core::touch, which lists the slot as
   // `dirty` for the issue loop to ask the scoreboard (simt_core::ready_time) again; the
   // answer is kept in the slot's view.

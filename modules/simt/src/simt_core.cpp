@@ -149,6 +149,7 @@ simt_core::~simt_core() {
 }
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
+std::uint64_t simt_core::thread_count_digest() const { return thread_digest_; }
 std::uint64_t simt_core::instructions_executed() const { return warp_instr_.value(); }
 
 // ---------------------------------------------------------------------------- execution
@@ -199,6 +200,9 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   w.exited |= which;
   if (w.exited != 0xffffffffu) return;
   w.live = false;
+  const auto counts = w.lane_counts();
+  for (unsigned l = 0; l < w.threads; ++l)
+    thread_digest_ += simt::thread_count_term(bs.id, std::uint64_t(w.index) * p_.warp_size + l, counts[l]);
   sched_->retire(w.slot);
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 0);
   if (--bs.warps_left == 0) {
@@ -259,7 +263,11 @@ void simt_core::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
 std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
   const std::uint64_t occupancy = issue_cycles_;
   std::uint32_t lanes = 0;
-  for (warp* w : group) lanes |= w->stack.back().mask & ~w->exited;
+  for (warp* w : group) {
+    const std::uint32_t m = w->stack.back().mask & ~w->exited;
+    lanes |= m;
+    w->count_lanes(m);
+  }
   const unsigned active = set_bits(lanes);
   thread_instr_ += active;  // (the group's warps' active threads: their lanes are distinct)
   ++warp_instr_;

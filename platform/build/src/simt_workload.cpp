@@ -194,7 +194,14 @@ bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector
                 std::to_string(g.thread_instructions);
     return false;
   }
-  r.checks.push_back(who + ": thread instructions equal " + golden + "'s (" + std::to_string(g.thread_instructions) + ")");
+  if (g.thread_digest != core.thread_count_digest()) {
+    r.state = run_result::status::mismatch;
+    r.message = who + ": the threads executed " + std::to_string(g.thread_instructions) +
+                " instructions in all, as in " + golden + ", but not the same number each";
+    return false;
+  }
+  r.checks.push_back(who + ": thread instructions equal " + golden + "'s, thread by thread (" +
+                     std::to_string(g.thread_instructions) + " in all)");
   check_memory_results(mem, global, 4, expect, r);
   return r.state == run_result::status::ok;
 }

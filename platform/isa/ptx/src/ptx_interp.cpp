@@ -32,6 +32,7 @@ struct thread {
   std::uint32_t pc = 0;
   std::uint32_t bar_pc = 0;
   state st = state::running;
+  std::uint64_t count = 0;  // instructions it reached
 };
 
 std::uint64_t mask_of(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
@@ -117,7 +118,10 @@ class machine {
                          ? " for threads of its warp that never arrive"
                          : " for a phase or wgmma that never completes");
       }
-      if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
+      if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
+        for (unsigned t = 0; t < l_.block; ++t) res_.thread_digest += simt::thread_count_term(b, t, threads[t].count);
+        return;
+      }
       if (!blocked.empty()) {
         failed("block " + std::to_string(b) + ": deadlock: " + blocked);
         return;
@@ -145,8 +149,9 @@ class machine {
         executing_ = th.pc;
         if (res_.thread_instructions >= c_.max_instructions)
           throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) + " instructions"};
-        if (!step(t, th)) break;  // blocked at shfl.sync: not executed yet
+        if (!step(t, th)) break;  // blocked: not executed yet
         ++res_.thread_instructions;
+        ++th.count;
       }
     } catch (const stop& s) {
       const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) + " at " + where(executing_);

@@ -142,6 +142,7 @@ struct thread {
   std::uint32_t pc = 0;
   std::uint32_t bar_pc = 0;  // the bar.sync it waits at
   state st = state::running;
+  std::uint64_t count = 0;   // instructions it reached
 };
 
 class machine {
@@ -200,7 +201,10 @@ class machine {
                     (k_.code[th.pc].code == op::shfl || k_.code[th.pc].code == op::elect ? " for threads of its warp that never arrive"
                                                      : " for a phase or wgmma that never completes");
       }
-      if (waiting.empty() && blocked.empty()) return;  // every thread exited: the block is done
+      if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
+        for (unsigned t = 0; t < l_.block; ++t) res_.thread_digest += thread_count_term(b, t, threads[t].count);
+        return;
+      }
       if (!blocked.empty()) {
         failed("block " + std::to_string(b) + ": deadlock: " + blocked);
         return;
@@ -226,6 +230,7 @@ class machine {
                      " instructions"};
         if (!step(t, th)) break;  // blocked: not executed
         ++res_.thread_instructions;
+        ++th.count;
       }
     } catch (const stop& s) {
       const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) +

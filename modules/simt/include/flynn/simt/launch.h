@@ -12,6 +12,19 @@ namespace flynn::simt {
 
 // `grid` blocks of `block` threads each, with the kernel's parameters, the shared memory
 // each block gets and the tensor maps its tma instructions name.
+// A launch's per-thread instruction counts in one number: the sum (wrapping) over its
+// threads of thread_count_term(block, thread, instructions), whatever order they finish in;
+// the timed core and the golden interpreters each compute it, and every run compares them.
+inline std::uint64_t thread_count_term(std::uint64_t block, std::uint64_t thread, std::uint64_t count) {
+  // (counts modulo 2^32, as the timed core keeps them)
+  std::uint64_t x = ((block << 32) ^ thread) * 0xd6e8feb86659fd93ull + (count & 0xffffffffu) * 0x9e3779b97f4a7c15ull;
+  x ^= x >> 30;  // (splitmix64's finaliser)
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 struct launch {
   unsigned grid = 1, block = 32;
   // The grid's and block's x, y, z extents (their products are grid and block); left at 0,

@@ -103,6 +103,8 @@ class simt_core : public module, public no_dmi_initiator {
   void load(const simt::kernel& k, const simt_launch& l);
   const params& parameters() const { return p_; }
   std::uint64_t thread_instructions() const;
+  // The per-thread instruction counts of the finished warps as simt::thread_count_term sums.
+  std::uint64_t thread_count_digest() const;
 
   bool runs_program() const override { return loaded_; }
   std::uint64_t instructions_executed() const override;
@@ -236,6 +238,7 @@ class simt_core : public module, public no_dmi_initiator {
   std::uint32_t executing_pc_ = 0;
   std::uint64_t executing_at_ = 0;
 
+  std::uint64_t thread_digest_ = 0;
   stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
       idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
       dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_;

@@ -26,6 +26,7 @@ struct interp_result {
   std::string fault;  // when !ok; see docs/isa/simt.md for the formats
   std::uint64_t thread_instructions = 0;  // instructions reached by all threads (guarded-off
                                           // included, a faulting one not)
+  std::uint64_t thread_digest = 0;        // each thread's count, as thread_count_term sums
 };
 
 // Runs every thread of every block to completion. Blocks run one after the other, each with
