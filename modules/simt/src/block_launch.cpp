@@ -30,7 +30,8 @@ unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsign
   // Resident blocks: limited by warp slots, thread contexts, registers and shared memory.
   unsigned n = std::min(p.max_warps / warps, p.max_threads / l.block);
   n = static_cast<unsigned>(std::min<std::uint64_t>(n, p.register_file_bytes / regs));
-  if (l.shared_bytes) n = static_cast<unsigned>(std::min<std::uint64_t>(n, p.shared_memory_bytes / l.shared_bytes));
+  if (l.shared_bytes)  // (each block's at a multiple of shared_align: the last needs no padding)
+    n = static_cast<unsigned>(std::min<std::uint64_t>(n, (p.shared_memory_bytes - l.shared_bytes) / l.shared_stride() + 1));
   return std::max(1u, n);
 }
 
@@ -49,7 +50,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});
   first_free_block_ = 0;
-  for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_bytes;
+  for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_stride();
   for (const auto& in : kernel_.code) {
     const std::string at = "line " + std::to_string(in.line) + " (" + in.text + ")";
     if ((in.code == op::tma_load || in.code == op::tma_store) && in.rd >= l.tensor_maps.size())

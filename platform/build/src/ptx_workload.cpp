@@ -434,6 +434,7 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
     dynamic = v.get<std::uint64_t>();
   }
   launch_.shared_bytes = (kernel_->static_shared + dynamic + 3) / 4 * 4;
+  for (const auto& v : kernel_->shared) launch_.shared_align = std::max<std::uint64_t>(launch_.shared_align, v.align);
   place_buffers(spec);
   set_params(spec);
   parse_reference(spec);

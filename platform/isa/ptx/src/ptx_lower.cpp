@@ -61,10 +61,12 @@ struct bitset {
 
 // The parameter whose address register `reg` holds where instruction `at` reads it: its one
 // definition is mov.b64 %rd, PARAM, or cvta.param.u64 of such a register.
-unsigned tensor_map_param(const kernel& k, const instruction& at, std::uint32_t reg, unsigned depth = 0) {
+unsigned tensor_map_param(const kernel& k, const std::vector<usage>& use, const instruction& at, std::uint32_t reg,
+                          unsigned depth = 0) {
   const instruction* def = nullptr;
-  for (const instruction& in : k.code) {
-    const usage u = usage_of(in);
+  for (std::size_t i = 0; i < k.code.size(); ++i) {
+    const instruction& in = k.code[i];
+    const usage& u = use[i];
     if (std::find(u.defs.begin(), u.defs.end(), reg) == u.defs.end()) continue;
     if (def || in.guard >= 0) def = nullptr, depth = 99;  // (more than one, or a guarded one)
     else def = &in;
@@ -73,7 +75,7 @@ unsigned tensor_map_param(const kernel& k, const instruction& at, std::uint32_t 
   if (def && def->op == opcode::mov && def->ops[1].k == operand::kind::symbol && def->ops[1].param)
     return static_cast<unsigned>(def->ops[1].symbol);
   if (def && depth < 4 && def->op == opcode::cvta && def->sp == space::param)
-    return tensor_map_param(k, at, def->ops[1].reg, depth + 1);
+    return tensor_map_param(k, use, at, def->ops[1].reg, depth + 1);
   refuse(k, at, "a tensor map operand that holds a parameter's address (one mov.b64 %rd, PARAM, or cvta.param.u64 of it)");
 }
 
@@ -460,7 +462,7 @@ lowered lower(const module& m, const kernel& k) {
           refuse(k, in, "cp.async.bulk.tensor with [register] shared and mbarrier addresses");
         s.ra = phys(o[0]);
         s.rb = phys(o[2]);
-        const unsigned param = tensor_map_param(k, in, o[1].reg);
+        const unsigned param = tensor_map_param(k, use, in, o[1].reg);
         auto it = std::find(out.tensor_map_params.begin(), out.tensor_map_params.end(), param);
         if (it == out.tensor_map_params.end()) it = out.tensor_map_params.insert(it, param);
         s.rd = static_cast<std::uint8_t>(it - out.tensor_map_params.begin());

@@ -34,6 +34,15 @@ struct launch {
   std::array<unsigned, 3> block_dims() const { return block_xyz[0] ? block_xyz : std::array<unsigned, 3>{block, 1, 1}; }
   std::vector<std::uint32_t> params;           // ldparam N reads params[N]
   std::uint64_t shared_bytes = 0;              // shared memory per block
+  // Each resident block's shared memory starts at a multiple of this many bytes of the
+  // core's (a PTX kernel's largest .shared alignment: `.extern .shared .align 1024` for a
+  // 128B swizzle, whose pattern follows the address bits), 1 or a power of two.
+  std::uint64_t shared_align = 1;
+  // The distance between resident blocks' shared memories.
+  std::uint64_t shared_stride() const {
+    const std::uint64_t a = shared_align ? shared_align : 1;
+    return (shared_bytes + a - 1) / a * a;
+  }
   std::vector<tensor_descriptor> tensor_maps;  // tma.load / tma.store MAP operands
   // A PTX launch: the parameter byte offset each tensor map is passed at (a CUtensorMap
   // parameter's address names its map).
