@@ -443,14 +443,19 @@ class reader {
         pending_.emplace_back();
         body(t);
         resolve_labels(false);
-        for (const auto& [name, id] : scopes_.back()) {
+        const auto closed = std::move(scopes_.back());
+        scopes_.pop_back();
+        // The scope's names go; a name of an outer scope it hid is visible again (the
+        // innermost that declares it).
+        for (const auto& [name, id] : closed) {
           (void)id;
           regs_by_name_.erase(name);
+          for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+            if (const auto it = s->find(name); it != s->end()) {
+              regs_by_name_[name] = it->second;
+              break;
+            }
         }
-        scopes_.pop_back();
-        // (names of outer scopes hidden by the inner one are visible again)
-        for (const auto& s : scopes_)
-          for (const auto& [name, id] : s) regs_by_name_[name] = id;
         continue;
       }
       if (t.kind == token::ident && t.s == ".reg") {
