@@ -28,6 +28,15 @@ grep -q "wgmma.wait_group 3 " "$WORK/k_gemm_early_release.s" || { echo "FAIL the
 sed 's/^\( *tma.store \[r5\], 1, r3\)$/\1\n        mov   r6, 12345\n        st.shared.32 [r5], r6/' \
   "$SRC/scenarios/gmma/kernels/tma_copy.s" >"$WORK/k_tma_store_source_overwritten.s"
 grep -q "st.shared.32" "$WORK/k_tma_store_source_overwritten.s" || { echo "FAIL tma_copy.s's tma.store was not found"; exit 1; }
+# - k_ptx_gemm_ws_no_full_wait.ptx: gemm_ws's PTX whose consumer warpgroups do not wait on
+#   the full barriers (each mbarrier.try_wait.parity before the producer's setmaxnreg.dec
+#   becomes a setp that sets `done`). Their wgmma then read the ring before the TMA rows have
+#   landed: the timed run computes with stale shared memory, the golden PTX interpreter
+#   (whose copies land at once, and whose producer thread runs first) does not.
+sed '/setmaxnreg.dec/,$!s/^mbarrier\.try_wait\.parity\.shared::cta\.b64 done, \[%r[0-9]*\], \(%r[0-9]*\);$/setp.eq.u32 done, \1, \1;/' \
+  "$SRC/workloads/cuda/ptx/gemm_ws.ptx" >"$WORK/k_ptx_gemm_ws_no_full_wait.ptx"
+[ "$(grep -c 'setp.eq.u32 done' "$WORK/k_ptx_gemm_ws_no_full_wait.ptx")" = 3 ] ||
+  { echo "FAIL gemm_ws.ptx's three consumer try_waits were not found"; exit 1; }
 fail=0
 n=0
 while IFS='|' read -r name args fragments; do
