@@ -228,6 +228,19 @@ void ptx_workload::set_params(const json& spec) {
   launch_.tensor_maps = maps;
   launch_.tensor_map_offsets.clear();
   for (const unsigned i : lowered_.tensor_map_params) launch_.tensor_map_offsets.push_back(k.params[i].offset);
+  // Each copy names as many coordinates as its map has dimensions.
+  for (std::size_t i = 0; i < k.code.size(); ++i) {
+    const ptx::instruction& in = k.code[i];
+    if (in.op != ptx::opcode::tma_load) continue;
+    const unsigned map = lowered_.code.code[i].rd;
+    if (maps[map].rank != in.rank) {
+      const std::string name = k.params[lowered_.tensor_map_params[map]].name;
+      fail("workload.params." + name + ".tensor_map.rank",
+           "rank " + std::to_string(in.rank) + " (" + k.file + ":" + std::to_string(in.line) + " copies a " +
+               std::to_string(in.rank) + "d box with it)",
+           std::to_string(maps[map].rank));
+    }
+  }
 }
 
 // The fields of cuTensorMapEncodeTiled (CUDA driver API) as a tensor descriptor; the ones the
