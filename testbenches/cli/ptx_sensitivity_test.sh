@@ -17,7 +17,11 @@
 #      are busy exactly twice as long and lengthen the run by at most that extra busy time; its
 #      epilogue's fp32 stores (8 rows of a column group on one bank per warp store) make it
 #      bound by the global memory's banks: the run grows with the bank busy time, and faster
-#      from 2 to 4 cycles than from 1 to 2.
+#      from 2 to 4 cycles than from 1 to 2;
+#   6. the operand collector (operand_banks): sgemm_tiled's sources wait on shared register-file
+#      banks less with each doubling of the banks, not at all with 32 (a bank for each of its 26
+#      registers), and one bank serialises every instruction's sources: slower than 32 (on a
+#      core issuing a warp per cycle, where the collector is not hidden behind the lanes).
 #   usage: ptx_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -92,6 +96,14 @@ check "gemm_ws: bound by the global banks: longer with each doubling of the bank
   "$(stat ws_b1 cycles) < $cws < $(stat ws_b4 cycles)"
 check "gemm_ws: ... and more from 2 to 4 cycles than from 1 to 2" \
   "$(stat ws_b4 cycles) - $cws >= $cws - $(stat ws_b1 cycles)"
+
+# 6. Operand banks.
+for b in 0 1 2 4 8 32; do run "ob$b" "$P/sgemm_tiled.json" --set modules.sm.lanes=32 --set modules.sm.operand_banks=$b; done
+oc() { stat "ob$1" top.sm.operand_conflict_cycles; }
+check "sgemm: no operand conflicts without banks or with 32" "$(oc 0) == 0 == $(oc 32)"
+check "sgemm: fewer operand conflict cycles with each doubling of the banks" "$(oc 1) > $(oc 2) > $(oc 4) > $(oc 8) > 0"
+check "sgemm: one register-file bank is slower than 32" "$(stat ob1 cycles) > $(stat ob32 cycles)"
+check "sgemm: 32 banks time as no collector" "$(stat ob32 cycles) == $(stat ob0 cycles)"
 
 [ $fail -eq 0 ] && echo "all PTX sensitivity checks hold"
 exit $fail

@@ -287,6 +287,36 @@ TEST_CASE("dwf with several instructions in flight merges only warps whose opera
   CHECK(f.stats("sm")["dwf_merged_warps"].get<int>() > 0);
 }
 
+// ---------------------------------------------------------------------------- operand collector
+
+namespace {
+// One warp (slot 0): sources r4, r8 and r12 share a bank of 4 (and of 1), r5 does not; a
+// register named twice is read once. The cycles the instructions waited for their sources.
+std::uint64_t operand_conflicts(unsigned banks) {
+  fixture f("        mov   r4, 1\n        mov   r8, 2\n        mov   r12, 3\n"
+            "        add   r1, r4, r8\n"         // 4 banks: r4, r8 in bank 0: one cycle
+            "        ffma  r2, r4, r8, r12\n"    // three in bank 0: two cycles
+            "        add   r3, r4, r5\n"         // banks 0 and 1: none
+            "        add   r6, r4, r4\n"         // one register: none
+            "        exit\n",
+            {{"grid", 1}, {"block", 32}}, {{"modules", {{"sm", {{"operand_banks", banks}}}}}});
+  const auto r = f.run();
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());  // the golden check passed
+  return f.stats("sm")["operand_conflict_cycles"].get<std::uint64_t>();
+}
+}  // namespace
+
+TEST_CASE("operand collector: sources in one register-file bank are read one a cycle (4 banks)") {
+  CHECK(operand_conflicts(4) == 1 + 2);
+}
+
+TEST_CASE("operand collector: with one bank every source after the first costs a cycle") {
+  CHECK(operand_conflicts(1) == 1 + 2 + 1);
+}
+
+TEST_CASE("operand collector: off (0 banks) nothing waits") { CHECK(operand_conflicts(0) == 0); }
+
 // ---------------------------------------------------------------------------- scoreboard
 
 namespace {

@@ -46,6 +46,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   launch_ = l;
   registers_used_ = block_registers();
   registers_per_thread_.reset();
+  operand_bank_free_.assign(p_.operand_banks, 0);
   registers_per_thread_ += registers_used_;
   resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});

@@ -43,6 +43,11 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"lat_branch", "cycles", "branch, barrier and exit"}, lat_branch, 1, 1000);
   param(v, {"lat_lsu", "cycles", "load/store unit: address generation, and write-back after the data"}, lat_lsu, 0, 1000);
   param(v, {"segment_bytes", "B", "global-memory coalescing segment (power of two)"}, segment_bytes, 4, 4096);
+  param(v, {"operand_banks", "banks",
+            "register-file banks the operand collector reads an instruction's source registers from, one register "
+            "(every lane's) per bank per cycle, register r of warp slot s in bank (r + s) mod banks; 0: sources are "
+            "read at issue without bank conflicts"},
+        operand_banks, 0, 32);
   param(v, {"quantum", "cycles", "temporal decoupling: cycles the core may run ahead of simulated time (less while memory accesses or asynchronous copies are in flight)"}, quantum, 1, 1u << 30);
   param(v, {"max_instructions", "instructions", "runaway guard: more warp instructions than this is a fault"},
         max_instructions, 1, std::uint64_t(1) << 40);
@@ -107,6 +112,9 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("tma_loads", async_n_->tma_loads, "copies", "tma.load copies started");
   stats_.add("tma_stores", async_n_->tma_stores, "copies", "tma.store copies started");
   stats_.add("wgmma_issued", async_n_->wgmma_issued, "instructions", "wgmma instructions issued (one per warp)");
+  stats_.add("operand_conflict_cycles", operand_conflict_cycles_, "cycles",
+             "cycles instructions waited past their issue for source registers in busy or shared register-file banks "
+             "(operand_banks), summed");
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
              "cycles with a ready warp the scheduler could not pick (outside the two-level active set)");
   stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
@@ -290,9 +298,37 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
       timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + occupancy));
       w->issue_end = t + occupancy;
     }
-  for (warp* w : group) execute(*w, t, occupancy);
+  for (warp* w : group) execute(*w, p_.operand_banks ? collect_operands(*w, t) : t, occupancy);
   executing_ = nullptr;
   return t + occupancy;
+}
+
+// The operand collector (operand_banks > 0): the instruction issued at cycle t reads its
+// source registers from the register-file banks, each bank one register a cycle from the
+// first cycle it is free at or after t; the instruction goes on to its unit at the cycle its
+// last source is read (t when every source sits alone in a free bank). The wgmma
+// accumulators and descriptors go through the GMMA unit's own register-file path.
+std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
+  if (!p_.operand_banks) return t;
+  const std::uint32_t pc = w.stack.back().pc;
+  if (kernel_.code[pc].code == op::wgmma) return t;
+  std::array<unsigned, 32> per_bank{};
+  std::array<std::uint64_t, simt::num_registers / 64> seen{};  // (a register named twice is read once)
+  decoded_[pc].reads.for_each([&](unsigned r) {
+    std::uint64_t& word = seen[r / 64];
+    if ((word >> (r % 64)) & 1u) return;
+    word |= std::uint64_t(1) << (r % 64);
+    ++per_bank[(r + static_cast<unsigned>(w.slot)) % p_.operand_banks];
+  });
+  std::uint64_t ready = t;
+  for (unsigned b = 0; b < p_.operand_banks; ++b) {
+    if (!per_bank[b]) continue;
+    const std::uint64_t start = std::max(t, operand_bank_free_[b]);
+    operand_bank_free_[b] = start + per_bank[b];
+    ready = std::max(ready, start + per_bank[b] - 1);
+  }
+  operand_conflict_cycles_ += ready - t;
+  return ready;
 }
 
 // The instruction at the top of w's stack, for w's active threads; returns its completion.

@@ -73,6 +73,7 @@ struct simt_core_params {
   unsigned lat_alu = 4, lat_mul = 4, lat_sfu = 16, lat_branch = 4;
   unsigned lat_lsu = 4;           // address generation and write-back around a memory access
   unsigned segment_bytes = 128;   // global coalescing segment
+  unsigned operand_banks = 0;     // register-file banks of the operand collector (0: no conflicts)
   unsigned quantum = 1000;
   std::uint64_t max_instructions = 1000000000;  // runaway guard (warp instructions)
   double clock_ns = 1.0;
@@ -241,7 +242,10 @@ class simt_core : public module, public no_dmi_initiator {
   std::uint64_t thread_digest_ = 0;
   stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
       idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
-      dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_;
+      dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
+  // The operand collector: the cycle after which each register-file bank is free.
+  std::vector<std::uint64_t> operand_bank_free_;
+  std::uint64_t collect_operands(const warp& w, std::uint64_t t);
   unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
