@@ -23,7 +23,7 @@ const char* name_of(dtype t);  // "u32", ...
 enum class opcode : std::uint8_t {
   mov, ld, st, cvta, add, sub, mul, mad, fma, div, rem, min, max, and_, or_, xor_, not_, shl, shr, setp, selp,
   cvt, bra, bar, ret, exit, shfl, atom,
-  // Hopper's asynchronous instructions (read and checked; not lowered or interpreted yet):
+  // Hopper's asynchronous instructions (lowered as ptx_lower.h says; interpreted by ptx_interp):
   mbar_init,       // mbarrier.init [a], count
   mbar_arrive,     // mbarrier.arrive state|_, [a]
   mbar_arrive_tx,  // mbarrier.arrive.expect_tx state|_, [a], bytes
