@@ -287,6 +287,33 @@ TEST_CASE("dwf with several instructions in flight merges only warps whose opera
   CHECK(f.stats("sm")["dwf_merged_warps"].get<int>() > 0);
 }
 
+// ---------------------------------------------------------------------------- elect.sync
+
+TEST_CASE("elect.sync with a register membermask: the lowest executing lane it names leads") {
+  // Lanes 0-3 leave; lanes 4-31 elect with the membermask 0xfffffff0 in a register: each
+  // learns lane 4, and only lane 4 is the leader. The timed core is checked against the
+  // golden interpreter too (the run fails otherwise).
+  std::vector<std::uint32_t> leader(28, 4), is_leader(28, 0);
+  is_leader[0] = 1;
+  fixture f(R"(
+        mov   r2, %tid
+        setp.lt.u32 p1, r2, 4
+   @p1  bra   out
+        mov   r4, 0xfffffff0
+        elect.sync r1|p2, r4
+        selp  r3, 1, 0, p2
+        shl   r5, r2, 2
+        st.global.32 [r5+0], r1
+        st.global.32 [r5+128], r3
+out:    exit
+)",
+            {{"grid", 1}, {"block", 32},
+             {"expect", {{{"address", 16}, {"values", leader}}, {{"address", 144}, {"values", is_leader}}}}});
+  const auto r = f.run();
+  INFO(r.message);
+  CHECK_FALSE(r.failed());
+}
+
 // ---------------------------------------------------------------------------- operand collector
 
 namespace {
