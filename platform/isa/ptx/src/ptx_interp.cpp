@@ -413,12 +413,10 @@ class machine {
     return static_cast<std::uint32_t>(x);
   }
   simt::golden_mbarrier& bar_at(std::uint32_t addr) {
-    if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
-      throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
-                 std::to_string(l_.shared_bytes)};
-    auto it = bars_.find(addr);
-    if (it == bars_.end()) throw stop{"no mbarrier initialised at shared address " + hex(addr)};
-    return it->second;
+    std::string fault;
+    simt::golden_mbarrier* m = bars_.find(addr, fault);
+    if (!m) throw stop{fault};
+    return *m;
   }
 
   // Executes a Hopper instruction; false (nothing done) when it waits: try_wait for a phase
@@ -428,13 +426,8 @@ class machine {
     const operand* o = in.ops.data();
     switch (in.op) {
       case opcode::mbar_init: {
-        const std::uint32_t addr = shared_address(th, o[0]);
-        const std::uint64_t count = get(th, o[1]) & 0xffffffffu;
-        if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
-          throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
-                     std::to_string(l_.shared_bytes)};
-        if (count == 0 || count > (1u << 20)) throw stop{"mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576"};
-        bars_[addr] = simt::golden_mbarrier(static_cast<std::uint32_t>(count));
+        if (const std::string e = bars_.init(shared_address(th, o[0]), get(th, o[1]) & 0xffffffffu); !e.empty())
+          throw stop{e};
         return true;
       }
       case opcode::mbar_arrive:
@@ -580,7 +573,7 @@ class machine {
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
   simt::shuffle_exchange shuffles_;
-  std::map<std::uint32_t, simt::golden_mbarrier> bars_;  // by shared address
+  simt::golden_mbarriers bars_{l_.shared_bytes};
   struct arrival {
     unsigned thread;
     std::uint32_t pc;               // of its wgmma.mma_async

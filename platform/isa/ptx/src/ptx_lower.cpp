@@ -65,12 +65,13 @@ unsigned tensor_map_param(const kernel& k, const std::vector<usage>& use, const 
                           unsigned depth = 0) {
   const instruction* def = nullptr;
   for (std::size_t i = 0; i < k.code.size(); ++i) {
-    const instruction& in = k.code[i];
-    const usage& u = use[i];
-    if (std::find(u.defs.begin(), u.defs.end(), reg) == u.defs.end()) continue;
-    if (def || in.guard >= 0) def = nullptr, depth = 99;  // (more than one, or a guarded one)
-    else def = &in;
-    if (depth == 99) break;
+    const auto& defs = use[i].defs;
+    if (std::find(defs.begin(), defs.end(), reg) == defs.end()) continue;
+    if (def || k.code[i].guard >= 0) {  // more than one definition, or a guarded one: none known
+      def = nullptr;
+      break;
+    }
+    def = &k.code[i];
   }
   if (def && def->op == opcode::mov && def->ops[1].k == operand::kind::symbol && def->ops[1].param)
     return static_cast<unsigned>(def->ops[1].symbol);

@@ -52,6 +52,31 @@ FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* 
 
 }  // namespace
 
+std::string golden_mbarriers::check_address(std::uint32_t addr) const {
+  if (addr % 8 || std::uint64_t(addr) + 8 > shared_bytes_)
+    return "mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
+           std::to_string(shared_bytes_);
+  return {};
+}
+
+std::string golden_mbarriers::init(std::uint32_t addr, std::uint64_t count) {
+  if (std::string e = check_address(addr); !e.empty()) return e;
+  if (count == 0 || count > (1u << 20)) return "mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576";
+  bars_[addr] = golden_mbarrier(static_cast<std::uint32_t>(count));
+  return {};
+}
+
+golden_mbarrier* golden_mbarriers::find(std::uint32_t addr, std::string& fault) {
+  fault = check_address(addr);
+  if (!fault.empty()) return nullptr;
+  const auto it = bars_.find(addr);
+  if (it == bars_.end()) {
+    fault = "no mbarrier initialised at shared address " + hex(addr);
+    return nullptr;
+  }
+  return &it->second;
+}
+
 std::string golden_tma_check(const tensor_descriptor& d, std::uint32_t dst, std::uint64_t shared_bytes, bool store) {
   const std::string what = store ? "tma.store" : "tma.load";
   if (const std::string e = d.validate(); !e.empty()) return what + ": invalid tensor descriptor: " + e;

@@ -499,12 +499,10 @@ class machine {
   // ---- mbarriers, tma.load and wgmma ----------------------------------------------------
 
   golden_mbarrier& bar_at(std::uint32_t addr) {
-    if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
-      throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
-                 std::to_string(l_.shared_bytes)};
-    auto it = bars_.find(addr);
-    if (it == bars_.end()) throw stop{"no mbarrier initialised at shared address " + hex(addr)};
-    return it->second;
+    std::string fault;
+    golden_mbarrier* m = bars_.find(addr, fault);
+    if (!m) throw stop{fault};
+    return *m;
   }
 
   bool async(unsigned t, thread& th, const instr& in) {
@@ -513,11 +511,7 @@ class machine {
     const std::uint32_t b = in.b_imm ? in.imm_b : r[in.rb];
     switch (in.code) {
       case op::mbar_init: {
-        if (addr % 8 || std::uint64_t(addr) + 8 > l_.shared_bytes)
-          throw stop{"mbarrier address " + hex(addr) + ": expected an 8-byte aligned shared address below " +
-                     std::to_string(l_.shared_bytes)};
-        if (b == 0 || b > (1u << 20)) throw stop{"mbarrier.init count " + std::to_string(b) + ": expected 1 .. 1048576"};
-        bars_[addr] = golden_mbarrier(b);
+        if (const std::string e = bars_.init(addr, b); !e.empty()) throw stop{e};
         return true;
       }
       case op::mbar_arrive:
@@ -629,7 +623,7 @@ class machine {
   std::vector<unsigned char>* shared_ = nullptr;
   unsigned block_ = 0;
   std::vector<thread>* threads_ = nullptr;
-  std::map<std::uint32_t, golden_mbarrier> bars_;                       // by shared address
+  golden_mbarriers bars_{l_.shared_bytes};
   shuffle_exchange shuffles_;
   struct arrival {
     unsigned thread;

@@ -102,6 +102,22 @@ struct golden_mbarrier {
   }
 };
 
+// A block's mbarriers by shared address, with the checks of both golden interpreters: an
+// 8-byte aligned address inside the block's shared memory, a count of 1 .. 2^20, and an
+// initialised barrier at the address an operation names. Each returns "" or the fault.
+class golden_mbarriers {
+ public:
+  explicit golden_mbarriers(const std::uint64_t& shared_bytes) : shared_bytes_(shared_bytes) {}
+  void clear() { bars_.clear(); }
+  std::string init(std::uint32_t addr, std::uint64_t count);
+  golden_mbarrier* find(std::uint32_t addr, std::string& fault);
+
+ private:
+  std::string check_address(std::uint32_t addr) const;
+  const std::uint64_t& shared_bytes_;
+  std::map<std::uint32_t, golden_mbarrier> bars_;
+};
+
 // Why a tma.load (store: tma.store) of tensor map d to (from) shared address dst cannot
 // run: an invalid descriptor, a misaligned address or a box outside shared memory ("" when
 // it can).
