@@ -22,6 +22,9 @@
 #      banks less with each doubling of the banks, not at all with 32 (a bank for each of its 26
 #      registers), and one bank serialises every instruction's sources: slower than 32 (on a
 #      core issuing a warp per cycle, where the collector is not hidden behind the lanes).
+#   7. sub-partitions: sgemm_tiled on 1, 2 and 4 schedulers (32 lanes each): never slower with
+#      more, and never faster than sharing the one scheduler's issue cycles among them allows
+#      (at most warp instructions x (1 - 1/P) cycles saved); its memory waits stay.
 #   usage: ptx_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -104,6 +107,14 @@ check "sgemm: no operand conflicts without banks or with 32" "$(oc 0) == 0 == $(
 check "sgemm: fewer operand conflict cycles with each doubling of the banks" "$(oc 1) > $(oc 2) > $(oc 4) > $(oc 8) > 0"
 check "sgemm: one register-file bank is slower than 32" "$(stat ob1 cycles) > $(stat ob32 cycles)"
 check "sgemm: 32 banks time as no collector" "$(stat ob32 cycles) == $(stat ob0 cycles)"
+
+# 7. Sub-partitions.
+for sp in 1 2 4; do run "sp$sp" "$P/sgemm_tiled.json" --set modules.sm.lanes=32 --set modules.sm.sub_partitions=$sp; done
+wi=$(stat sp1 instructions)
+check "sgemm: 1, 2, 4 sub-partitions, each at most as slow as the one before and faster than 1" \
+  "$(stat sp1 cycles) > $(stat sp4 cycles) and $(stat sp1 cycles) >= $(stat sp2 cycles) >= $(stat sp4 cycles)"
+check "sgemm: 2 sub-partitions save at most half the issue cycles" "$(stat sp2 cycles) >= $(stat sp1 cycles) - $wi / 2"
+check "sgemm: 4 sub-partitions save at most three quarters of them" "$(stat sp4 cycles) >= $(stat sp1 cycles) - $wi * 3 / 4"
 
 [ $fail -eq 0 ] && echo "all PTX sensitivity checks hold"
 exit $fail

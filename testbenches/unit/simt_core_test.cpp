@@ -103,6 +103,31 @@ TEST_CASE("scheduler policies pick warps in their order") {
   CHECK(two.pick(v, now - 1) == -1);  // none ready yet
 }
 
+TEST_CASE("a sub-partition's scheduler picks only its slots (first, first + stride, ...), in its policy's order") {
+  std::vector<flynn::warp_view> v(8);
+  for (int i = 0; i < 8; ++i) v[static_cast<std::size_t>(i)] = {true, 0, static_cast<std::uint64_t>(10 - i)};
+  const std::uint64_t now = 5;
+  flynn::lrr_scheduler lrr;
+  lrr.serve(1, 4);  // slots 1 and 5
+  CHECK(lrr.pick(v, now) == 1);
+  CHECK(lrr.pick(v, now) == 5);
+  CHECK(lrr.pick(v, now) == 1);
+  v[1].ready_at = v[5].ready_at = flynn::warp_view::never;
+  CHECK(lrr.pick(v, now) == -1);  // the others are ready, but not its own
+  flynn::gto_scheduler gto;
+  gto.serve(2, 4);  // slots 2 and 6: 6 is the older
+  CHECK(gto.pick(v, now) == 6);
+  flynn::two_level_scheduler two(1);
+  two.serve(3, 4);  // slots 3 and 7, an active set of one
+  CHECK(two.pick(v, now) == 3);
+  CHECK(two.pick(v, now) == 3);
+  two.long_latency(3);  // 7 joins
+  CHECK(two.pick(v, now) == 7);
+  flynn::lrr_scheduler none;
+  none.serve(9, 4);  // past the slots
+  CHECK(none.pick(v, now) == -1);
+}
+
 TEST_CASE("warp_policies: each entry builds its policy's class") {
   using flynn::warp_policy;
   CHECK(dynamic_cast<flynn::lrr_scheduler*>(flynn::make_scheduler(warp_policy::lrr, 2).get()));
@@ -319,14 +344,15 @@ out:    exit
 namespace {
 // One warp (slot 0): sources r4, r8 and r12 share a bank of 4 (and of 1), r5 does not; a
 // register named twice is read once. The cycles the instructions waited for their sources.
-std::uint64_t operand_conflicts(unsigned banks) {
+std::uint64_t operand_conflicts(unsigned banks, unsigned width = 1) {
   fixture f("        mov   r4, 1\n        mov   r8, 2\n        mov   r12, 3\n"
             "        add   r1, r4, r8\n"         // 4 banks: r4, r8 in bank 0: one cycle
             "        ffma  r2, r4, r8, r12\n"    // three in bank 0: two cycles
             "        add   r3, r4, r5\n"         // banks 0 and 1: none
             "        add   r6, r4, r4\n"         // one register: none
             "        exit\n",
-            {{"grid", 1}, {"block", 32}}, {{"modules", {{"sm", {{"operand_banks", banks}}}}}});
+            {{"grid", 1}, {"block", 32}},
+            {{"modules", {{"sm", {{"operand_banks", banks}, {"operand_bank_width", width}}}}}});
   const auto r = f.run();
   INFO(r.message);
   REQUIRE_FALSE(r.failed());  // the golden check passed
@@ -343,6 +369,113 @@ TEST_CASE("operand collector: with one bank every source after the first costs a
 }
 
 TEST_CASE("operand collector: off (0 banks) nothing waits") { CHECK(operand_conflicts(0) == 0); }
+
+TEST_CASE("operand collector: banks two registers wide read two sources of a bank in one cycle") {
+  // 4 banks of 2: the add's two sources in bank 0 take one cycle, the ffma's three two.
+  CHECK(operand_conflicts(4, 2) == 0 + 1);
+}
+
+// ---------------------------------------------------------------------------- sub-partitions
+
+namespace {
+// `warps` warps of `body` (each instruction on its own destination, reading only r0, so a
+// warp may issue one a cycle with 16 in flight) on 32-lane sub-partitions; the run's cycles.
+// With `stat`, that statistic of the core instead.
+std::uint64_t issue_rate_run(unsigned warps, json sm, const std::string& body, const char* stat = nullptr) {
+  json base = {{"lanes", 32}, {"inflight", 16}, {"lat_alu", 4}, {"lat_sfu", 16}};
+  base.merge_patch(sm);
+  fixture f("        mov   r0, %tid\n" + body + "        exit\n", {{"grid", 1}, {"block", 32 * warps}},
+            {{"modules", {{"sm", base}}}});
+  const auto r = f.run();
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());
+  return stat ? f.stats("sm")[stat].get<std::uint64_t>() : r.cycles;
+}
+// n independent adds, destinations r1 .. r32 in turn.
+std::string independent_adds(unsigned n) {
+  std::string b;
+  for (unsigned i = 0; i < n; ++i) b += "        add   r" + std::to_string(1 + i % 32) + ", r0, 1\n";
+  return b;
+}
+// n pairs of an fsqrt and an add, destinations r1 .. r32 in turn.
+std::string sfu_and_adds(unsigned n) {
+  std::string b;
+  for (unsigned i = 0; i < n; ++i)
+    b += "        fsqrt r" + std::to_string(1 + (2 * i) % 32) + ", r0\n        add   r" + std::to_string(2 + (2 * i) % 32) +
+         ", r0, 1\n";
+  return b;
+}
+// 4 warps x (mov, 64 adds, exit) = 264 warp instructions; the last completes 1 + 4 cycles
+// after it issues.
+constexpr std::uint64_t adds_issues = 4 * 66;
+}  // namespace
+
+TEST_CASE("sub-partitions: one scheduler issues one warp instruction a cycle") {
+  const std::uint64_t c = issue_rate_run(4, {{"sub_partitions", 1}}, independent_adds(64));
+  CHECK(c >= adds_issues);
+  CHECK(c <= adds_issues + 8);
+}
+
+TEST_CASE("sub-partitions: four schedulers issue four a cycle from four warps, one on each") {
+  const std::uint64_t c = issue_rate_run(4, {{"sub_partitions", 4}}, independent_adds(64));
+  CHECK(c >= adds_issues / 4);
+  CHECK(c <= adds_issues / 4 + 8);
+}
+
+TEST_CASE("sub-partitions: warp slot s issues on sub-partition s mod 4, so two warps issue two a cycle") {
+  // Warps 0 and 1 on sub-partitions 0 and 1; sub-partitions 2 and 3 have no warp.
+  const std::uint64_t c = issue_rate_run(2, {{"sub_partitions", 4}}, independent_adds(64));
+  CHECK(c >= 66);
+  CHECK(c <= 66 + 8);
+}
+
+TEST_CASE("sub-partitions: eight warps on four sub-partitions still issue four a cycle") {
+  const std::uint64_t c = issue_rate_run(8, {{"sub_partitions", 4}}, independent_adds(64));
+  CHECK(c >= 2 * 66);
+  CHECK(c <= 2 * 66 + 8);
+}
+
+// Dispatch ports: 4 warps x 32 (fsqrt, add) pairs on one sub-partition.
+TEST_CASE("dispatch ports: sfu instructions on 4 sfu lanes hold them 8 cycles while the adds issue") {
+  // 128 fsqrt x 8 cycles: the adds (and movs, exits) issue under them.
+  const std::uint64_t c = issue_rate_run(4, {{"sfu_lanes", 4}}, sfu_and_adds(32));
+  CHECK(c >= 128 * 8);
+  CHECK(c <= 128 * 8 + 40);
+}
+
+TEST_CASE("dispatch ports: cycles the ready warps wait for the busy sfu lanes are structural idle cycles") {
+  // The 1024 sfu cycles less the cycles that issue (the 264 instructions, the fsqrt among
+  // them) are cycles without an issue, and in each a warp is ready but for the sfu lanes.
+  const std::uint64_t idle = issue_rate_run(4, {{"sfu_lanes", 4}}, sfu_and_adds(32), "idle_cycles_structural");
+  CHECK(idle >= 1024 - 264 - 8);
+  CHECK(idle <= 1024 - 264);
+}
+
+TEST_CASE("dispatch ports: sfu instructions that share 4 lanes hold every instruction behind them") {
+  // Every instruction holds the 4 lanes 8 cycles: (128 + 128 + 8) x 8.
+  const std::uint64_t c = issue_rate_run(4, {{"lanes", 4}}, sfu_and_adds(32));
+  CHECK(c >= 264 * 8);
+  CHECK(c <= 264 * 8 + 40);
+}
+
+TEST_CASE("sub-partitions: each has its own sfu lanes") {
+  // 4 sub-partitions of one warp each: 32 fsqrt x 8 cycles per sub-partition, in parallel.
+  const std::uint64_t c = issue_rate_run(4, {{"sub_partitions", 4}, {"sfu_lanes", 4}}, sfu_and_adds(32));
+  CHECK(c >= 32 * 8);
+  CHECK(c <= 32 * 8 + 40);
+}
+
+TEST_CASE("sub-partitions: each has its own register-file banks") {
+  // ffma r.., r0, r0, r32 reads r0 and r32 from one bank of 2: one conflict cycle, and the
+  // bank is free again by the next ffma (a mov of an immediate, which reads nothing, between).
+  // The four warps are the first of their sub-partitions (all in the same bank position) and
+  // issue their ffma in the same cycles: 4 x 16 = 64 cycles when each sub-partition has its own
+  // banks (one shared set would make them wait for each other).
+  std::string b = "        mov   r32, 1\n";
+  for (unsigned i = 0; i < 16; ++i)
+    b += "        ffma  r" + std::to_string(1 + i) + ", r0, r0, r32\n        mov   r" + std::to_string(17 + i) + ", 5\n";
+  CHECK(issue_rate_run(4, {{"sub_partitions", 4}, {"operand_banks", 2}}, b, "operand_conflict_cycles") == 64);
+}
 
 // ---------------------------------------------------------------------------- scoreboard
 

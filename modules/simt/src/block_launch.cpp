@@ -46,7 +46,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   launch_ = l;
   registers_used_ = block_registers();
   registers_per_thread_.reset();
-  operand_bank_free_.assign(p_.operand_banks, 0);
+  for (auto& sub : sp_) sub.bank_free.assign(p_.operand_banks, 0);
   registers_per_thread_ += registers_used_;
   resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
   blocks_.assign(resident_blocks_max_, block_slot{});
@@ -71,7 +71,8 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
     const simt::pipeline pipe = simt::pipeline_of(in.code);
     decoded_.push_back({simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank), simt::writes(in),
                         pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu,
-                        in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait});
+                        in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait,
+                        unit_of_[simt::is_memory(in.code) ? unit_lsu : pipe == simt::pipeline::sfu ? unit_sfu : unit_lanes]});
   }
   async_kernel_ = std::any_of(kernel_.code.begin(), kernel_.code.end(), [](const simt::instr& in) { return simt::is_async(in.code); });
   loaded_ = true;

@@ -112,7 +112,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     if (in.sp == simt::space::global) {
       ++global_requests_;
       global_transactions_ += groups.size();
-      sched_->long_latency(w.slot);
+      scheduler_of(w.slot).long_latency(w.slot);
     } else {
       ++shared_requests_;
     }
@@ -120,7 +120,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     simt::coalesce(lanes, addr, segment_, groups);
     ++global_requests_;
     global_transactions_ += groups.size();
-    sched_->long_latency(w.slot);
+    scheduler_of(w.slot).long_latency(w.slot);
   } else {
     groups.lanes = lanes;
     groups.begin.assign({0, lanes.size()});

@@ -8,10 +8,13 @@ namespace flynn {
 
 int lrr_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) {
   const int n = static_cast<int>(slots.size());
-  int s = (last_ + 1 + n) % n;  // the slot after the last (one division, not one per slot)
-  for (int k = 1; k <= n; ++k) {
+  const int first = static_cast<int>(first_), stride = static_cast<int>(stride_);
+  if (first >= n) return -1;
+  const int served = (n - first + stride - 1) / stride;
+  int s = last_ < 0 || last_ + stride >= n ? first : last_ + stride;  // the served slot after the last
+  for (int k = 1; k <= served; ++k) {
     if (slots[static_cast<std::size_t>(s)].ready(now)) return last_ = s;
-    if (++s == n) s = 0;
+    if ((s += stride) >= n) s = first;
   }
   return -1;
 }
@@ -19,7 +22,7 @@ int lrr_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) 
 int gto_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) {
   if (last_ >= 0 && slots[static_cast<std::size_t>(last_)].ready(now)) return last_;
   int best = -1;
-  for (std::size_t s = 0; s < slots.size(); ++s)
+  for (std::size_t s = first_; s < slots.size(); s += stride_)
     if (slots[s].ready(now) && (best < 0 || slots[s].age < slots[static_cast<std::size_t>(best)].age))
       best = static_cast<int>(s);
   if (best >= 0) last_ = best;
@@ -28,7 +31,7 @@ int gto_scheduler::pick(const std::vector<warp_view>& slots, std::uint64_t now) 
 
 void two_level_scheduler::refill(const std::vector<warp_view>& slots, std::uint64_t now) {
   // Live warps not yet known join the pending queue in slot order.
-  for (std::size_t s = 0; s < slots.size(); ++s) {
+  for (std::size_t s = first_; s < slots.size(); s += stride_) {
     const int i = static_cast<int>(s);
     const bool known = std::find(set_.begin(), set_.end(), i) != set_.end() ||
                        std::find(pending_.begin(), pending_.end(), i) != pending_.end();

@@ -25,7 +25,21 @@ using simt::op;
 
 void simt_core_params::visit(param_visitor& v) {
   param(v, {"warp_size", "threads", "threads per warp"}, warp_size, 1, 32);
-  param(v, {"lanes", "", "SIMD lanes; a warp instruction occupies them warp_size / lanes cycles"}, lanes, 1, 32);
+  param(v, {"sub_partitions", "",
+            "processing blocks, each with its own warp scheduler issuing one warp instruction a cycle from its "
+            "warps (warp slot s on sub-partition s mod sub_partitions), its own lanes and its own register-file "
+            "banks; 1: one scheduler for the whole core"},
+        sub_partitions, 1, 8);
+  param(v, {"lanes", "", "SIMD lanes (per sub-partition); a warp instruction occupies them warp_size / lanes cycles"},
+        lanes, 1, 32);
+  param(v, {"sfu_lanes", "",
+            "special-function lanes (per sub-partition): an sfu instruction (fdiv, fsqrt) occupies them warp_size / "
+            "sfu_lanes cycles while others issue; 0: sfu instructions use the lanes"},
+        sfu_lanes, 0, 32);
+  param(v, {"lsu_lanes", "",
+            "load/store dispatch lanes (per sub-partition): a memory instruction occupies them warp_size / "
+            "lsu_lanes cycles while others issue; 0: memory instructions use the lanes"},
+        lsu_lanes, 0, 32);
   param(v, {"max_warps", "warps", "warp slots (resident warps)"}, max_warps, 1, 64);
   param(v, {"max_threads", "threads", "thread contexts"}, max_threads, 1, 2048);
   param(v, {"register_file_bytes", "B", "register file: registers used x threads x 4 B of resident blocks"},
@@ -48,6 +62,8 @@ void simt_core_params::visit(param_visitor& v) {
             "(every lane's) per bank per cycle, register r of warp slot s in bank (r + s) mod banks; 0: sources are "
             "read at issue without bank conflicts"},
         operand_banks, 0, 32);
+  param(v, {"operand_bank_width", "registers", "registers a register-file bank reads per cycle (its width in 32-bit registers)"},
+        operand_bank_width, 1, 4);
   param(v, {"quantum", "cycles", "temporal decoupling: cycles the core may run ahead of simulated time (less while memory accesses or asynchronous copies are in flight)"}, quantum, 1, 1u << 30);
   param(v, {"max_instructions", "instructions", "runaway guard: more warp instructions than this is a fault"},
         max_instructions, 1, std::uint64_t(1) << 40);
@@ -58,6 +74,16 @@ std::vector<param_issue> simt_core_params::check() const {
   std::vector<param_issue> r;
   if (lanes > warp_size)
     r.push_back({"lanes", "at most warp_size (" + std::to_string(warp_size) + ")", std::to_string(lanes)});
+  if (sfu_lanes > warp_size)
+    r.push_back({"sfu_lanes", "at most warp_size (" + std::to_string(warp_size) + ")", std::to_string(sfu_lanes)});
+  if (lsu_lanes > warp_size)
+    r.push_back({"lsu_lanes", "at most warp_size (" + std::to_string(warp_size) + ")", std::to_string(lsu_lanes)});
+  if (sub_partitions > max_warps)
+    r.push_back({"sub_partitions", "at most max_warps (" + std::to_string(max_warps) + ")",
+                 std::to_string(sub_partitions)});
+  if (divergence == divergence_policy::dwf && sub_partitions > 1)
+    r.push_back({"sub_partitions", "1 with divergence dwf (dwf forms warps across the whole core)",
+                 std::to_string(sub_partitions)});
   if (segment_bytes & (segment_bytes - 1))
     r.push_back({"segment_bytes", "a power of two", std::to_string(segment_bytes)});
   if (max_threads < warp_size)
@@ -70,7 +96,17 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   throw_if_invalid("simt_core", p_.check());
   global.bind(*this);
   shared.bind(*this);
-  sched_ = make_scheduler(p_.scheduler, p_.active_warps);
+  sp_ = std::vector<sub_partition>(p_.sub_partitions);
+  for (unsigned k = 0; k < p_.sub_partitions; ++k) {
+    sp_[k].sched = make_scheduler(p_.scheduler, p_.active_warps);
+    sp_[k].sched->serve(k, p_.sub_partitions);
+  }
+  const unsigned class_lanes[unit_classes] = {p_.lanes, p_.sfu_lanes, p_.lsu_lanes};
+  for (unsigned c = 0; c < unit_classes; ++c) {
+    unit_of_[c] = class_lanes[c] ? c : unsigned(unit_lanes);
+    occupancy_[c] = (p_.warp_size + class_lanes[unit_of_[c]] - 1) / class_lanes[unit_of_[c]];
+    split_units_ = split_units_ || unit_of_[c] != unit_lanes;
+  }
   for (unsigned s = 0; s < p_.max_warps; ++s) {
     warps_.push_back(std::make_unique<warp>());
     warps_.back()->slot = static_cast<int>(s);
@@ -81,7 +117,6 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   group_.resize(1);
   active_hist_.resize(p_.warp_size + 1);
   lsu_addr_.resize(simt::warp::lane_slots);
-  issue_cycles_ = (p_.warp_size + p_.lanes - 1) / p_.lanes;
   segment_ = fixed_divisor(p_.segment_bytes);
   lsu_groups_ = std::make_unique<simt::lane_groups>();
   async_n_ = std::make_unique<simt::async_counters>();
@@ -92,7 +127,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("thread_instructions", thread_instr_, "instructions", "thread instructions (active lanes of issued warp instructions)");
   stats_.add("active_lanes_per_issue", active_hist_, "issues", "histogram: issued warp instructions with k active threads, k = index");
   stats_.add("warp_instructions_per_slot", per_warp_, "instructions", "warp instructions issued per warp slot");
-  stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory");
+  stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory (summed over sub-partitions, as are the other idle cycles)");
   stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
   stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
   stats_.add("idle_cycles_async", idle_async_, "cycles",
@@ -116,7 +151,8 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
              "cycles instructions waited past their issue for source registers in busy or shared register-file banks "
              "(operand_banks), summed");
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
-             "cycles with a ready warp the scheduler could not pick (outside the two-level active set)");
+             "cycles with a ready warp the scheduler could not pick (outside the two-level active set, or its unit's "
+             "lanes busy), summed over sub-partitions");
   stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
   stats_.add("global_transactions", global_transactions_, "transactions", "coalesced global-memory transactions (one per segment touched)");
   stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
@@ -211,7 +247,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   const auto counts = w.lane_counts();
   for (unsigned l = 0; l < w.threads; ++l)
     thread_digest_ += simt::thread_count_term(bs.id, std::uint64_t(w.index) * p_.warp_size + l, counts[l]);
-  sched_->retire(w.slot);
+  scheduler_of(w.slot).retire(w.slot);
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 0);
   if (--bs.warps_left == 0) {
     // TMA rows still to land in the block's shared memory would complete on barriers the
@@ -267,9 +303,14 @@ void simt_core::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
 }
 
 // Issues the instruction at the top of the group's stacks at cycle t (one warp, or with
-// dwf several whose threads occupy distinct lanes); returns when the lanes are free.
-std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
-  const std::uint64_t occupancy = issue_cycles_;
+// dwf several whose threads occupy distinct lanes) from their sub-partition, whose unit for
+// it is then busy for its occupancy, and whose dispatch is busy until the next cycle when
+// its units are split (else until the lanes are free).
+void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
+  const unsigned k = sub_of(group.front()->slot);
+  sub_partition& sub = sp_[k];
+  const unsigned unit = decoded_[group.front()->stack.back().pc].unit;
+  const std::uint64_t occupancy = occupancy_[unit];
   std::uint32_t lanes = 0;
   for (warp* w : group) {
     const std::uint32_t m = w->stack.back().mask & ~w->exited;
@@ -281,13 +322,16 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
   ++warp_instr_;
   ++active_hist_[active];
   ++per_warp_[static_cast<std::size_t>(group.front()->slot)];
-  if (issue_warp_.enabled()) {  // (the four are attached together)
+  if (sub.issue_warp.enabled()) {  // (the four are attached together)
     const sc_core::sc_time at = to_time(t);
-    issue_warp_.set(at, static_cast<std::uint64_t>(group.front()->slot));
-    issue_pc_.set(at, group.front()->stack.back().pc);
-    active_mask_.set(at, lanes);
-    active_lanes_.set(at, active);
+    sub.issue_warp.set(at, static_cast<std::uint64_t>(group.front()->slot));
+    sub.issue_pc.set(at, group.front()->stack.back().pc);
+    sub.active_mask.set(at, lanes);
+    sub.active_lanes.set(at, active);
   }
+  // The dispatch is busy until the next cycle when the units are split, else until the lanes
+  // are free; a warp's slice in the timeline covers its dispatch.
+  const std::uint64_t dispatch = split_units_ ? 1 : occupancy;
   if (timeline_)
     for (warp* w : group) {
       const auto& in = kernel_.code[w->stack.back().pc];
@@ -295,18 +339,40 @@ std::uint64_t simt_core::issue(const std::vector<warp*>& group, std::uint64_t t)
       const bool waits = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
       if (waits && t > w->issue_end)
         timeline_->slice(name(), track, std::string("waiting: ") + simt::mnemonic(in.code), to_time(w->issue_end), to_time(t));
-      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + occupancy));
-      w->issue_end = t + occupancy;
+      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + dispatch));
+      w->issue_end = t + dispatch;
     }
   for (warp* w : group) execute(*w, p_.operand_banks ? collect_operands(*w, t) : t, occupancy);
   executing_ = nullptr;
-  return t + occupancy;
+  sub.dispatch_free = t + dispatch;
+  if (split_units_ && occupancy > 1) hold_unit(k, unit, t + occupancy);
+}
+
+// The unit `unit` of sub-partition `sub` is busy until cycle `until`: the warps whose next
+// instruction needs it cannot issue before (their views learn it now; a warp whose view is
+// refreshed later learns it in refresh_views).
+void simt_core::hold_unit(unsigned sub, unsigned unit, std::uint64_t until) {
+  sp_[sub].unit_free[unit] = until;
+  for (std::size_t s = sub; s < warps_.size(); s += p_.sub_partitions) {
+    const warp& x = *warps_[s];
+    if (!x.live || x.stack.empty() || decoded_[x.stack.back().pc].unit != unit) continue;
+    warp_view& v = views_[s];
+    if (v.ready_at < until) v.ready_at = until;
+  }
+}
+
+// Whether what keeps w from issuing until `ready` is its unit's lanes.
+bool simt_core::waits_for_unit(const warp& w, std::uint64_t ready) const {
+  if (!split_units_ || w.stack.empty()) return false;
+  return sp_[sub_of(w.slot)].unit_free[decoded_[w.stack.back().pc].unit] == ready;
 }
 
 // The operand collector (operand_banks > 0): the instruction issued at cycle t reads its
-// source registers from the register-file banks, each bank one register a cycle from the
-// first cycle it is free at or after t; the instruction goes on to its unit at the cycle its
-// last source is read (t when every source sits alone in a free bank). The wgmma
+// source registers from its sub-partition's register-file banks (register r of the warp in
+// the sub-partition's i-th slot in bank (r + i) mod banks), each bank operand_bank_width
+// registers a cycle from the first cycle it is free at or after t; the instruction goes on
+// to its unit at the cycle its last source is read (t when no bank holds more of its sources
+// than it reads in a cycle and every bank is free). The wgmma
 // accumulators and descriptors go through the GMMA unit's own register-file path.
 std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
   if (!p_.operand_banks) return t;
@@ -318,14 +384,16 @@ std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
     std::uint64_t& word = seen[r / 64];
     if ((word >> (r % 64)) & 1u) return;
     word |= std::uint64_t(1) << (r % 64);
-    ++per_bank[(r + static_cast<unsigned>(w.slot)) % p_.operand_banks];
+    ++per_bank[(r + static_cast<unsigned>(w.slot) / p_.sub_partitions) % p_.operand_banks];
   });
+  std::vector<std::uint64_t>& bank_free = sp_[sub_of(w.slot)].bank_free;
   std::uint64_t ready = t;
   for (unsigned b = 0; b < p_.operand_banks; ++b) {
     if (!per_bank[b]) continue;
-    const std::uint64_t start = std::max(t, operand_bank_free_[b]);
-    operand_bank_free_[b] = start + per_bank[b];
-    ready = std::max(ready, start + per_bank[b] - 1);
+    const std::uint64_t start = std::max(t, bank_free[b]);
+    const std::uint64_t cycles = (per_bank[b] + p_.operand_bank_width - 1) / p_.operand_bank_width;
+    bank_free[b] = start + cycles;
+    ready = std::max(ready, start + cycles - 1);
   }
   operand_conflict_cycles_ += ready - t;
   return ready;
@@ -545,6 +613,8 @@ void simt_core::refresh_views(std::uint64_t t) {
     // (With several instructions in flight, ready_time also drops the entries completed by
     // t: a ready cycle computed now is the one a later call would give while it is ahead.)
     v.ready_at = ready_time(w, t);  // (unknown_cycle: never, until touched)
+    if (split_units_ && !w.stack.empty())  // and not before its unit's lanes are free
+      v.ready_at = std::max(v.ready_at, sp_[sub_of(s)].unit_free[decoded_[w.stack.back().pc].unit]);
     if (waits_on_units(w)) {  // asked again next time
       w.dirty = true;
       dirty_.push_back(s);
@@ -552,21 +622,24 @@ void simt_core::refresh_views(std::uint64_t t) {
   }
 }
 
-// No warp could be picked at cycle t: move t to the next cycle one can (counting the idle
-// cycles by the cause of the first warp to become ready), or wait in simulated time for
-// the responses and unit progress that decide it. False when nothing can ever issue again
-// (the deadlock is reported in fault_).
+// No sub-partition could issue at cycle t: move t to the next cycle one can (counting each
+// sub-partition's idle cycles by the cause of its first warp to become ready), or wait in
+// simulated time for the responses and unit progress that decide it. False when nothing
+// can ever issue again (the deadlock is reported in fault_).
 bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
-  // The live warps' ready cycles as refresh_views left them at t (in the slots' views): the
-  // earliest, and the first slot of those with it (a ready one not picked, one ready later,
-  // or one waiting on the asynchronous units, asked at t).
+  // The next cycle a sub-partition can issue at, as the slots' views say at t: the earliest
+  // of its live warps' ready cycles, not before its dispatch is free; and the first warp of
+  // those with the earliest (a ready one not picked, one ready later, or one waiting on the
+  // asynchronous units, asked at t).
   std::uint64_t next = warp_view::never;
   const warp* first = nullptr;
-  for (std::size_t s = 0; s < views_.size(); ++s)
-    if (views_[s].ready_at < next) {
-      next = views_[s].ready_at;
+  for (std::size_t s = 0; s < views_.size(); ++s) {
+    const std::uint64_t at = std::max(views_[s].ready_at, sp_[sub_of(static_cast<int>(s))].dispatch_free);
+    if (views_[s].ready_at != warp_view::never && at < next) {
+      next = at;
       first = warps_[s].get();
     }
+  }
   // A memory access not answered yet completes at the earliest lat_lsu cycles after the
   // current one: when that could come before the next known cycle, learn it first.
   if (memory_in_flight_ && (!first || next >= memory_horizon())) {
@@ -576,7 +649,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
   if (async_in_progress && (!first || next > t)) {  // wait for the next known cycle or for news
     wait_async(first ? next : std::numeric_limits<std::uint64_t>::max());
     const std::uint64_t now = std::max(t, to_cycles_ceil(now_));
-    count_idle(first && next <= now ? first : unknown_warp(), now - t);
+    count_idle_span(t, now, true);
     t = now;
     return true;
   }
@@ -585,25 +658,60 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
     return false;
   }
   if (next <= t) {  // ready, but the scheduler may not pick it this cycle (two-level set)
-    ++idle_structural_;
+    count_idle_span(t, t + 1, false);
     t = t + 1;
     return true;
   }
-  count_idle(first, next - t);
+  count_idle_span(t, next, false);
   t = next;
   return true;
 }
 
-// The core's pipeline, one issue at a time: synchronise with the simulated time the
-// decision at cycle t depends on, let the scheduler pick a ready warp (scoreboard), issue
-// its instruction to the lanes (or stay idle until one can issue), and keep within the
-// quantum of simulated time.
+// The idle cycles of every sub-partition holding live warps from cycle `from` (or from when
+// its dispatch is free) to `to`, by the cause of its first warp to become ready: a ready one
+// the scheduler did not pick or whose unit is busy (structural), else what it waits on; over
+// a wait for the asynchronous units (async_span), a warp waiting on them unless that first
+// warp is ready by `to`.
+void simt_core::count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span) {
+  for (unsigned k = 0; k < p_.sub_partitions; ++k) {
+    const std::uint64_t start = std::max(from, sp_[k].dispatch_free);
+    if (to <= start) continue;
+    const warp* first = nullptr;
+    const warp* waiting = nullptr;  // on the asynchronous units
+    bool live = false;
+    std::uint64_t ready = warp_view::never;
+    for (std::size_t s = k; s < views_.size(); s += p_.sub_partitions) {
+      const warp& w = *warps_[s];
+      if (!w.live) continue;
+      live = true;
+      if (!waiting && !w.at_barrier && w.why == warp::wait::async) waiting = &w;
+      if (views_[s].ready_at < ready) {
+        ready = views_[s].ready_at;
+        first = &w;
+      }
+    }
+    if (!live) continue;
+    if (first && (ready <= start || waits_for_unit(*first, ready))) {
+      idle_structural_ += to - start;
+      continue;
+    }
+    if (async_span) count_idle(first && ready <= to ? first : waiting, to - start);
+    else count_idle(first ? first : waiting, to - start);
+  }
+}
+
+// The core's pipeline, a cycle at a time: synchronise with the simulated time the decision
+// at cycle t depends on, offer the cycle to each sub-partition in turn, whose scheduler picks
+// a ready warp (scoreboard) and issues its instruction to the unit, and when none can issue
+// at t move to the next cycle one can (or stay idle until then); keep within the quantum of
+// simulated time.
 void simt_core::run() {
   if (!loaded_) return;
   now_ = sc_core::sc_time_stamp();
   now_cycle_ = to_cycles(now_);
   launch_blocks(0);
   std::uint64_t t = 0;
+  unsigned k = 0;  // the next sub-partition to offer cycle t
   while (fault_.empty() && blocks_done_ < launch_.grid) {
     // While copies or MMAs are in progress their results (barrier phases, completions) become
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
@@ -612,8 +720,11 @@ void simt_core::run() {
     if (pending) pause_until(t);
     sync_for_memory(t);
     refresh_views(t);
-    const int s = sched_->pick(views_, t);
+    int s = -1;
+    for (; k < p_.sub_partitions; ++k)
+      if (sp_[k].dispatch_free <= t && (s = sp_[k].sched->pick(views_, t)) >= 0) break;
     if (s < 0) {
+      k = 0;
       if (!idle(t, pending)) break;
       continue;
     }
@@ -622,7 +733,18 @@ void simt_core::run() {
                 "runaway kernel: more than " + std::to_string(p_.max_instructions) + " warp instructions");
       break;
     }
-    t = issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
+    issue(form_warp(*warps_[static_cast<std::size_t>(s)], t), t);
+    if (++k < p_.sub_partitions) continue;  // the next sub-partition, at the same cycle
+    // Every sub-partition was offered cycle t: when every dispatch is busy, the next cycle
+    // is the first one is free (no idle cycle); else the idle path decides.
+    k = 0;
+    std::uint64_t free = warp_view::never;
+    for (const auto& sub : sp_) free = std::min(free, sub.dispatch_free);
+    if (free <= t) {
+      k = p_.sub_partitions;  // (cycle t is over: straight to the idle path)
+      continue;
+    }
+    t = free;
     if (t > now_cycle_ + p_.quantum) pause(to_time(t) - now_);
   }
   end_ = std::max(end_, t);
@@ -641,10 +763,13 @@ void simt_core::run() {
 
 void simt_core::attach_trace(trace_sink& sink) {
   if (sink.wants_timeline()) timeline_ = &sink;
-  issue_warp_.attach(&sink, name(), "issue_warp", 8);
-  issue_pc_.attach(&sink, name(), "issue_pc", 16);
-  active_mask_.attach(&sink, name(), "active_mask", 32);
-  active_lanes_.attach(&sink, name(), "active_lanes", 8);
+  for (unsigned k = 0; k < p_.sub_partitions; ++k) {  // sub-partition 0's without a prefix
+    const std::string prefix = k ? "sp" + std::to_string(k) + "_" : "";
+    sp_[k].issue_warp.attach(&sink, name(), prefix + "issue_warp", 8);
+    sp_[k].issue_pc.attach(&sink, name(), prefix + "issue_pc", 16);
+    sp_[k].active_mask.attach(&sink, name(), prefix + "active_mask", 32);
+    sp_[k].active_lanes.attach(&sink, name(), prefix + "active_lanes", 8);
+  }
   lsu_transactions_.attach(&sink, name(), "lsu_transactions", 8);
   warp_state_.resize(warps_.size());
   for (std::size_t s = 0; s < warps_.size(); ++s)

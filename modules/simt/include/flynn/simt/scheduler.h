@@ -27,12 +27,21 @@ struct warp_view {
 class warp_scheduler {
  public:
   virtual ~warp_scheduler() = default;
-  // Picks a slot among the warps ready at cycle `now` (or -1). `slots` is indexed by warp slot.
+  // Picks a slot among the warps it serves ready at cycle `now` (or -1). `slots` is indexed
+  // by warp slot.
   virtual int pick(const std::vector<warp_view>& slots, std::uint64_t now) = 0;
+  // The slots it serves: first, first + stride, ... (a sub-partition's warps); all by default.
+  void serve(unsigned first, unsigned stride) {
+    first_ = first;
+    stride_ = stride ? stride : 1;
+  }
   // The issued warp's instruction is a long-latency one (global memory).
   virtual void long_latency(int slot) { (void)slot; }
   // Whether a not-ready warp may wait outside the scheduler's active set (two-level).
   virtual void retire(int slot) { (void)slot; }
+
+ protected:
+  unsigned first_ = 0, stride_ = 1;
 };
 
 // Loose round-robin: the first ready warp after the one issued last.

@@ -5,6 +5,7 @@
 // accesses as multi-lane requests, both over TLM sockets. See docs/modules/simt_core.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -61,7 +62,10 @@ inline constexpr named_choice<divergence_policy> divergence_policies[] = {
 
 struct simt_core_params {
   unsigned warp_size = 32;
-  unsigned lanes = 8;
+  unsigned sub_partitions = 1;    // schedulers, each with its warps, lanes and register-file banks
+  unsigned lanes = 8;             // per sub-partition
+  unsigned sfu_lanes = 0;         // 0: sfu instructions use the lanes
+  unsigned lsu_lanes = 0;         // 0: memory instructions use the lanes
   unsigned max_warps = 32;        // warp slots
   unsigned max_threads = 1024;    // thread contexts
   std::uint64_t register_file_bytes = 65536;
@@ -74,6 +78,7 @@ struct simt_core_params {
   unsigned lat_lsu = 4;           // address generation and write-back around a memory access
   unsigned segment_bytes = 128;   // global coalescing segment
   unsigned operand_banks = 0;     // register-file banks of the operand collector (0: no conflicts)
+  unsigned operand_bank_width = 1;  // registers a bank reads per cycle
   unsigned quantum = 1000;
   std::uint64_t max_instructions = 1000000000;  // runaway guard (warp instructions)
   double clock_ns = 1.0;
@@ -126,7 +131,7 @@ class simt_core : public module, public no_dmi_initiator {
   std::vector<int> dirty_, refresh_;
   bool idle(std::uint64_t& t, bool async_in_progress);
   void launch_blocks(std::uint64_t t);
-  std::uint64_t issue(const std::vector<warp*>& group, std::uint64_t t);
+  void issue(const std::vector<warp*>& group, std::uint64_t t);
   std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
   const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
   void merge_warps(std::vector<warp*>& group, std::uint64_t t);
@@ -222,6 +227,7 @@ class simt_core : public module, public no_dmi_initiator {
     simt::reg_set reads, writes;
     std::uint64_t latency = 0;
     bool unit_wait = false;
+    unsigned unit = 0;  // the unit it is dispatched to (unit_class, as mapped by unit_of_)
   };
   std::vector<decoded> decoded_;
   // ready_time with several instructions in flight or a wait on the asynchronous units.
@@ -232,8 +238,28 @@ class simt_core : public module, public no_dmi_initiator {
   std::vector<block_slot> blocks_;
   unsigned next_block_ = 0, blocks_done_ = 0, resident_blocks_max_ = 0;
   unsigned registers_used_ = 0;  // per thread: r0 .. r(n-1)
-  std::uint64_t issue_cycles_ = 1;  // cycles a warp instruction holds the lanes (warp_size / lanes, rounded up)
-  std::unique_ptr<warp_scheduler> sched_;
+  // The units a sub-partition dispatches to: the lanes, and the sfu and load/store lanes
+  // where they have their own (else their instructions run on the lanes).
+  enum unit_class : unsigned { unit_lanes, unit_sfu, unit_lsu, unit_classes };
+  std::array<unsigned, unit_classes> unit_of_{};            // the unit each class runs on
+  std::array<std::uint64_t, unit_classes> occupancy_{};     // cycles an instruction holds it (warp_size / its lanes)
+  bool split_units_ = false;  // a class has lanes of its own: the dispatch may issue while a unit is busy
+  // A sub-partition: its scheduler (over warp slots sub, sub + sub_partitions, ...), the first
+  // cycle its dispatch may issue at, the cycle each unit is free from, its operand
+  // collector's register-file banks, and its issue trace.
+  struct sub_partition {
+    std::unique_ptr<warp_scheduler> sched;
+    std::uint64_t dispatch_free = 0;
+    std::array<std::uint64_t, unit_classes> unit_free{};
+    std::vector<std::uint64_t> bank_free;
+    trace_signal issue_warp, issue_pc, active_mask, active_lanes;
+  };
+  std::vector<sub_partition> sp_;
+  unsigned sub_of(int slot) const { return static_cast<unsigned>(slot) % p_.sub_partitions; }
+  warp_scheduler& scheduler_of(int slot) { return *sp_[sub_of(slot)].sched; }
+  void hold_unit(unsigned sub, unsigned unit, std::uint64_t until);
+  bool waits_for_unit(const warp& w, std::uint64_t ready) const;
+  void count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span);
   std::uint64_t age_ = 0, end_ = 0;
   const warp* executing_ = nullptr;  // the instruction being executed (cleared between issues)
   std::uint32_t executing_pc_ = 0;
@@ -243,14 +269,12 @@ class simt_core : public module, public no_dmi_initiator {
   stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
       idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
       dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
-  // The operand collector: the cycle after which each register-file bank is free.
-  std::vector<std::uint64_t> operand_bank_free_;
   std::uint64_t collect_operands(const warp& w, std::uint64_t t);
   unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
   std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles
-  trace_signal issue_warp_, issue_pc_, active_mask_, active_lanes_, lsu_transactions_;
+  trace_signal lsu_transactions_;
   std::vector<trace_signal> warp_state_;
   std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
   trace_sink* timeline_ = nullptr;             // warp instructions as slices
