@@ -1,0 +1,162 @@
+// DRAM timing stage: an HBM-class memory controller and device timing model in front of a
+// data array. Requests (TLM-2.0 base protocol, AT or LT) arriving on its ports are mapped to
+// pseudo-channels, bank groups, banks, rows and columns, queued per pseudo-channel (a bounded
+// queue: a full one holds END_REQ back), and scheduled in arrival order with the device's
+// timing constraints (tRCD, tRP, tRAS, tCL, tCWL, tBL, tCCD_S/L, tRRD_S/L, tFAW, tWR, tRTP) and
+// periodic all-bank refresh (tREFI, tRFC) under an open- or closed-page policy. When a
+// request's last burst moves on the data bus the stage forwards it, unchanged, through its
+// `down` socket to the data array (a banked_memory holding the contents), where the data is
+// read or written at that cycle; the array's answer goes back up. See docs/modules/dram.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/tlm/at_request_queue.h"
+#include "flynn/tlm/begin_request.h"
+#include "flynn/tlm/no_dmi_initiator.h"
+
+namespace flynn {
+
+enum class page_policy { open, closed };
+
+inline constexpr named_choice<page_policy> page_policies[] = {
+    {page_policy::open, "open", "a row stays open after an access until a conflict or refresh closes it"},
+    {page_policy::closed, "closed", "every access precharges its bank (auto-precharge)"},
+};
+
+struct dram_params {
+  unsigned ports = 1;
+  // Organisation.
+  unsigned channels = 1;
+  unsigned pseudo_channels = 2;  // per channel
+  unsigned bank_groups = 4;      // per pseudo-channel
+  unsigned banks = 4;            // per bank group
+  unsigned row_bytes = 1024;     // per bank
+  unsigned burst_bytes = 32;     // bytes one column access moves
+  unsigned interleave_bytes = 256;  // consecutive bytes on one pseudo-channel and bank
+  // Timing, in DRAM clock cycles (clock_ns each).
+  unsigned tRCD = 7, tRP = 7, tRAS = 17, tCL = 7, tCWL = 2, tBL = 4, tCCD_S = 1, tCCD_L = 2, tRRD_S = 2,
+           tRRD_L = 3, tFAW = 15, tWR = 8, tRTP = 3, tREFI = 3900, tRFC = 350;
+  bool refresh = true;
+  page_policy policy = page_policy::open;
+  unsigned queue_depth = 32;   // requests per pseudo-channel
+  unsigned frontend_latency = 4, backend_latency = 4;  // controller cycles in and out
+  double clock_ns = 1.0;
+
+  unsigned pseudo_channels_total() const { return channels * pseudo_channels; }
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class dram : public module, public no_dmi_initiator {
+ public:
+  using params = dram_params;
+  tlm::tlm_initiator_socket<32> down;  // to the data array
+
+  dram(const sc_core::sc_module_name& name, const params& p);
+  ~dram() override;
+
+  tlm::tlm_target_socket<32>& port(unsigned i);
+  const params& parameters() const { return p_; }
+
+  // Where an address lives: pseudo-channel (over all channels), bank group, bank, row.
+  struct location {
+    unsigned pc, bank_group, bank;
+    std::uint64_t row;
+  };
+  location locate(std::uint64_t address) const;
+
+  void attach_trace(trace_sink& sink) override;
+  std::string pending_work() const override;
+
+ private:
+  struct port_adapter;
+  struct request;
+  struct bank_state {
+    std::int64_t open_row = -1;
+    std::uint64_t act_at = 0, ready_act = 0, ready_pre = 0, ready_col = 0;
+  };
+  struct channel_state {  // one pseudo-channel
+    std::vector<bank_state> banks;
+    std::vector<std::uint64_t> group_act, group_col;  // last ACT / column command per bank group, + 1 (0: none)
+    std::array<std::uint64_t, 4> acts{};              // the last four ACTs (tFAW), oldest first
+    unsigned acts_seen = 0;
+    std::uint64_t last_act = 0, last_col = 0, bus_free = 0;
+    bool any_act = false, any_col = false;
+    std::uint64_t next_refresh = 0;      // the start of the next refresh not applied yet
+    std::deque<std::uint64_t> done;      // completion cycles of the requests in its queue
+  };
+
+  // Transport.
+  tlm::tlm_sync_enum nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay);
+  void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay) override;
+
+  // Scheduling: requests are taken in (arrival, port, order) order once their cycle has come.
+  void arbitrate();
+  void schedule(request& r);
+  std::uint64_t access(unsigned pc, const location& at, bool write, std::uint64_t earliest);
+  void apply_refreshes(channel_state& c, std::uint64_t until);
+  void wake_arbiter(std::uint64_t cycle);
+
+  // Timed actions (END_REQ up, the access down, BEGIN_RESP up), in (cycle, order) order.
+  enum class action { end_req, send_down, respond };
+  struct timed {
+    std::uint64_t cycle, seq;
+    action what;
+    request* r;
+    bool operator>(const timed& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
+  };
+  void at(std::uint64_t cycle, action what, request* r);
+  void run_actions();
+  void send_response(unsigned port);
+  void responded(request* r, const sc_core::sc_time& when);
+  request* request_of(const tlm::tlm_generic_payload* gp) const;
+  void finish_request(request* r);
+  request* new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt);
+  void send_down();
+
+  params p_;
+  std::vector<std::unique_ptr<tlm::tlm_target_socket<32>>> sockets_;
+  std::vector<std::unique_ptr<port_adapter>> adapters_;
+  std::vector<channel_state> channels_;
+  std::vector<std::unique_ptr<request>> requests_;  // records in use or free
+  std::vector<request*> free_;
+  std::unordered_map<const tlm::tlm_generic_payload*, request*> by_payload_;  // requests in flight
+  std::vector<request*> pending_, batch_;  // accepted, waiting for their arrival cycle
+  std::uint64_t seq_ = 0;
+  sc_core::sc_event arbiter_ev_, actions_ev_;
+  sc_core::sc_time arbiter_at_ = sc_core::SC_ZERO_TIME;
+  bool settled_ = false;
+  std::priority_queue<timed, std::vector<timed>, std::greater<timed>> actions_;
+  at_request_queue down_q_;
+  end_resp_sender owed_;
+  // Per port: responses ready to go up, oldest first, and the one awaiting END_RESP.
+  std::vector<std::deque<request*>> responses_;
+  std::vector<request*> resp_open_;
+  unsigned in_flight_ = 0;
+  std::uint64_t pcs_bits_ = 0;
+
+  stat_counter reads_, writes_, bytes_, bursts_, row_hits_, row_misses_, row_conflicts_, activates_, precharges_,
+      refreshes_, queue_wait_, bus_cycles_, latency_sum_;
+  std::vector<stat_counter> pc_bursts_;
+  trace_signal in_flight_sig_;
+  std::vector<trace_signal> act_sig_, burst_sig_;  // per pseudo-channel: the bank of each ACT, bursts done
+};
+
+}  // namespace flynn

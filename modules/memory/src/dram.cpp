@@ -1,0 +1,552 @@
+// DRAM timing stage: address mapping, per-pseudo-channel queues, the device's timing
+// constraints and refresh, and the hand-off of each request to the data array at the cycle
+// its data moves.
+#include "flynn/memory/dram.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+#include "flynn/common/bits.h"
+#include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/response_bound_extension.h"
+
+namespace flynn {
+
+// ---------------------------------------------------------------------------- parameters
+
+void dram_params::visit(param_visitor& v) {
+  param(v, {"ports", "", "target sockets port0, port1, ... (one initiator each), granted in arrival order"}, ports, 1,
+        16);
+  param(v, {"channels", "", "channels"}, channels, 1, 64);
+  param(v, {"pseudo_channels", "", "pseudo-channels per channel, each with its own banks, queue and data bus"},
+        pseudo_channels, 1, 4);
+  param(v, {"bank_groups", "", "bank groups per pseudo-channel"}, bank_groups, 1, 16);
+  param(v, {"banks", "", "banks per bank group"}, banks, 1, 16);
+  param(v, {"row_bytes", "B", "row (page) size of a bank, a power of two"}, row_bytes, 32, 1u << 16);
+  param(v, {"burst_bytes", "B", "bytes one column access (one burst on the data bus) moves, a power of two"},
+        burst_bytes, 4, 1024);
+  param(v, {"interleave_bytes", "B",
+            "consecutive bytes mapped to one pseudo-channel and bank before the next (a power of two, a multiple of "
+            "burst_bytes, at most row_bytes): pseudo-channels, then bank groups, then banks, then the columns of a row"},
+        interleave_bytes, 4, 1u << 16);
+  param(v, {"tRCD", "cycles", "ACT to column command"}, tRCD, 1, 1000);
+  param(v, {"tRP", "cycles", "PRE to ACT of the same bank"}, tRP, 1, 1000);
+  param(v, {"tRAS", "cycles", "ACT to PRE of the same bank"}, tRAS, 1, 1000);
+  param(v, {"tCL", "cycles", "read command to its first data"}, tCL, 1, 1000);
+  param(v, {"tCWL", "cycles", "write command to its first data"}, tCWL, 0, 1000);
+  param(v, {"tBL", "cycles", "a burst on the pseudo-channel's data bus"}, tBL, 1, 1000);
+  param(v, {"tCCD_S", "cycles", "column command to column command, other bank group"}, tCCD_S, 1, 1000);
+  param(v, {"tCCD_L", "cycles", "column command to column command, same bank group"}, tCCD_L, 1, 1000);
+  param(v, {"tRRD_S", "cycles", "ACT to ACT, other bank group"}, tRRD_S, 1, 1000);
+  param(v, {"tRRD_L", "cycles", "ACT to ACT, same bank group"}, tRRD_L, 1, 1000);
+  param(v, {"tFAW", "cycles", "window holding at most four ACTs of a pseudo-channel"}, tFAW, 1, 10000);
+  param(v, {"tWR", "cycles", "end of write data to PRE"}, tWR, 0, 1000);
+  param(v, {"tRTP", "cycles", "read command to PRE"}, tRTP, 0, 1000);
+  param(v, {"tREFI", "cycles", "interval between all-bank refreshes of a pseudo-channel"}, tREFI, 1, 1u << 30);
+  param(v, {"tRFC", "cycles", "an all-bank refresh: the pseudo-channel's banks cannot activate"}, tRFC, 1, 1u << 20);
+  param(v, {"refresh", "", "model periodic refresh (staggered over the pseudo-channels)"}, refresh);
+  param_enum(v, {"policy", "", "row-buffer policy"}, policy, page_policies);
+  param(v, {"queue_depth", "requests",
+            "requests a pseudo-channel's queue holds from acceptance to completion; a full queue holds END_REQ back"},
+        queue_depth, 1, 4096);
+  param(v, {"frontend_latency", "cycles", "controller cycles from a request's arrival to its queue"},
+        frontend_latency, 0, 100000);
+  param(v, {"backend_latency", "cycles", "controller cycles from the data array's answer to the response"},
+        backend_latency, 0, 100000);
+  param(v, {"clock_ns", "ns", "DRAM clock period (tCK): every cycle count above is in it"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> dram_params::check() const {
+  std::vector<param_issue> r;
+  auto pow2 = [&](const char* f, unsigned x) {
+    if (x & (x - 1)) r.push_back({f, "a power of two", std::to_string(x)});
+  };
+  pow2("row_bytes", row_bytes);
+  pow2("burst_bytes", burst_bytes);
+  pow2("interleave_bytes", interleave_bytes);
+  if (interleave_bytes < burst_bytes)
+    r.push_back({"interleave_bytes", "at least burst_bytes (" + std::to_string(burst_bytes) + ")",
+                 std::to_string(interleave_bytes)});
+  if (interleave_bytes > row_bytes)
+    r.push_back({"interleave_bytes", "at most row_bytes (" + std::to_string(row_bytes) + ")",
+                 std::to_string(interleave_bytes)});
+  if (refresh && tRFC >= tREFI)
+    r.push_back({"tRFC", "less than tREFI (" + std::to_string(tREFI) + ")", std::to_string(tRFC)});
+  return r;
+}
+
+// ---------------------------------------------------------------------------- construction
+
+struct dram::request {
+  tlm::tlm_generic_payload* gp = nullptr;
+  unsigned port = 0;
+  std::uint64_t arrival = 0, seq = 0, entry = 0, done = 0;
+  bool lt = false, answered = false;
+  sc_core::sc_event lt_answer;
+};
+
+struct dram::port_adapter final : tlm::tlm_fw_transport_if<> {
+  dram* d;
+  unsigned index;
+  port_adapter(dram* m, unsigned i) : d(m), index(i) {}
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& t) override { d->b_transport(index, gp, t); }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t) override {
+    return d->nb_transport_fw(index, gp, ph, t);
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override {
+    (void)gp;
+    dmi.allow_read_write();
+    dmi.set_start_address(0);
+    dmi.set_end_address(~sc_dt::uint64(0));
+    return false;  // every access goes through the timing model
+  }
+  unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override { return d->transport_dbg(gp); }
+};
+
+dram::dram(const sc_core::sc_module_name& name, const params& p) : module(name, p.clock_ns), down("down"), p_(p) {
+  throw_if_invalid("dram", p_.check());
+  down.bind(*this);
+  for (unsigned i = 0; i < p_.ports; ++i) {
+    const std::string n = "port" + std::to_string(i);
+    sockets_.push_back(std::make_unique<tlm::tlm_target_socket<32>>(n.c_str()));
+    adapters_.push_back(std::make_unique<port_adapter>(this, i));
+    sockets_.back()->bind(*adapters_.back());
+  }
+  responses_.resize(p_.ports);
+  resp_open_.assign(p_.ports, nullptr);
+  channels_.resize(p_.pseudo_channels_total());
+  const unsigned pcs = p_.pseudo_channels_total();
+  for (unsigned c = 0; c < pcs; ++c) {
+    channel_state& ch = channels_[c];
+    ch.banks.resize(std::size_t(p_.bank_groups) * p_.banks);
+    ch.group_act.assign(p_.bank_groups, 0);
+    ch.group_col.assign(p_.bank_groups, 0);
+    // Refreshes staggered over the pseudo-channels: the c-th first at tREFI x (c + 1) / pcs.
+    ch.next_refresh = std::uint64_t(p_.tREFI) * (c + 1) / pcs;
+  }
+  pc_bursts_.resize(pcs);
+  SC_HAS_PROCESS(dram);
+  SC_METHOD(arbitrate);
+  sensitive << arbiter_ev_;
+  dont_initialize();
+  SC_METHOD(run_actions);
+  sensitive << actions_ev_;
+  dont_initialize();
+
+  stats_.add("reads", reads_, "requests", "read requests");
+  stats_.add("writes", writes_, "requests", "write requests");
+  stats_.add("bytes", bytes_, "B", "bytes the requests asked for");
+  stats_.add("bursts", bursts_, "bursts", "column accesses (burst_bytes each) on the data buses");
+  stats_.add("bursts_per_pseudo_channel", pc_bursts_, "bursts", "column accesses per pseudo-channel");
+  stats_.add("row_hits", row_hits_, "bursts", "column accesses to the open row");
+  stats_.add("row_misses", row_misses_, "bursts", "column accesses to a bank with no open row (ACT first)");
+  stats_.add("row_conflicts", row_conflicts_, "bursts", "column accesses to a bank with another row open (PRE, ACT first)");
+  stats_.add("activates", activates_, "commands", "ACT commands");
+  stats_.add("precharges", precharges_, "commands", "PRE commands (auto-precharges included)");
+  stats_.add("refreshes", refreshes_, "commands", "all-bank refreshes that delayed or preceded an access");
+  stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in a full pseudo-channel queue, summed");
+  stats_.add("bus_busy_cycles", bus_cycles_, "cycles", "data-bus cycles the bursts occupied, summed over pseudo-channels");
+  stats_.add_real(
+      "mean_latency", [this] { return reads_.value() + writes_.value() ? double(latency_sum_.value()) / double(reads_.value() + writes_.value()) : 0.0; },
+      "cycles", "mean cycles from a request's arrival to its response");
+  stats_.add_real(
+      "row_hit_rate",
+      [this] { return bursts_.value() ? double(row_hits_.value()) / double(bursts_.value()) : 0.0; }, "",
+      "row hits / column accesses");
+}
+
+dram::~dram() = default;
+
+tlm::tlm_target_socket<32>& dram::port(unsigned i) { return *sockets_.at(i); }
+
+dram::location dram::locate(std::uint64_t a) const {
+  std::uint64_t unit = a / p_.interleave_bytes;
+  location l{};
+  const unsigned pcs = p_.pseudo_channels_total();
+  l.pc = static_cast<unsigned>(unit % pcs);
+  unit /= pcs;
+  l.bank_group = static_cast<unsigned>(unit % p_.bank_groups);
+  unit /= p_.bank_groups;
+  l.bank = static_cast<unsigned>(unit % p_.banks);
+  unit /= p_.banks;
+  l.row = unit / (p_.row_bytes / p_.interleave_bytes);
+  return l;
+}
+
+// ---------------------------------------------------------------------------- transport
+
+tlm::tlm_sync_enum dram::nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                         sc_core::sc_time& delay) {
+  if (ph == tlm::END_RESP) {
+    request* r = resp_open_[port];
+    if (!r || r->gp != &gp) {
+      fault("nb_transport_fw: END_RESP on port" + std::to_string(port) + " without a response awaiting it");
+      return tlm::TLM_COMPLETED;
+    }
+    resp_open_[port] = nullptr;
+    finish_request(r);
+    if (!responses_[port].empty()) actions_ev_.notify(sc_core::SC_ZERO_TIME);
+    return tlm::TLM_COMPLETED;
+  }
+  if (ph != tlm::BEGIN_REQ) {
+    fault("nb_transport_fw: unexpected phase " + std::string(ph.get_name()));
+    return tlm::TLM_COMPLETED;
+  }
+  request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp() + delay), false);
+  if (gp.has_mm()) gp.acquire();
+  // The least any request takes: a row hit on an idle pseudo-channel.
+  if (auto* bound = gp.get_extension<response_bound_extension>()) {
+    bound->promised = true;
+    bound->earliest = to_time(r->arrival + p_.frontend_latency + p_.tCL + p_.tBL + p_.backend_latency);
+  }
+  wake_arbiter(r->arrival);
+  return tlm::TLM_ACCEPTED;
+}
+
+// An LT call waits for its arrival cycle, takes its place in the schedule like an AT request
+// and returns once the data array has answered (plus the back end).
+void dram::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (delay > sc_core::SC_ZERO_TIME) {
+    wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
+  }
+  request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp()), true);
+  wake_arbiter(r->arrival);
+  while (!r->answered) wait(r->lt_answer);
+  finish_request(r);
+}
+
+unsigned dram::transport_dbg(tlm::tlm_generic_payload& gp) { return down->transport_dbg(gp); }
+
+// A request record for gp (a free one reused), waiting for its arrival cycle.
+dram::request* dram::new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt) {
+  request* r;
+  if (free_.empty()) {
+    requests_.push_back(std::make_unique<request>());
+    r = requests_.back().get();
+  } else {
+    r = free_.back();
+    free_.pop_back();
+  }
+  r->gp = &gp;
+  by_payload_[&gp] = r;
+  r->port = port;
+  r->arrival = arrival;
+  r->seq = seq_++;
+  r->lt = lt;
+  r->answered = false;
+  pending_.push_back(r);
+  return r;
+}
+
+// Sends what the queue to the data array may send now.
+void dram::send_down() {
+  down_q_.send(
+      down, owed_, [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& when) { responded(request_of(gp), when); },
+      [this] { fault("the data array answered BEGIN_REQ with a phase the base protocol does not allow"); });
+}
+
+void dram::finish_request(request* r) {
+  by_payload_.erase(r->gp);
+  if (!r->lt && r->gp->has_mm()) r->gp->release();
+  r->gp = nullptr;
+  --in_flight_;
+  in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+  free_.push_back(r);
+}
+
+// ---------------------------------------------------------------------------- scheduling
+
+// The arbiter runs at a request's arrival cycle, one delta cycle after it is woken there, so
+// that every request initiators send for that cycle is in, whatever order they ran in.
+void dram::wake_arbiter(std::uint64_t cycle) {
+  const sc_core::sc_time when = to_time(cycle), now = sc_core::sc_time_stamp();
+  if (when > now) {
+    if (arbiter_at_ <= now || when < arbiter_at_) {
+      arbiter_at_ = when;
+      arbiter_ev_.notify(when - now);
+    }
+  } else {
+    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void dram::arbitrate() {
+  if (!settled_) {  // one more delta for same-cycle requests
+    settled_ = true;
+    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  settled_ = false;
+  const std::uint64_t now = to_cycles_ceil(sc_core::sc_time_stamp());
+  batch_.clear();
+  std::size_t kept = 0;
+  for (request* r : pending_)
+    if (r->arrival <= now) batch_.push_back(r);
+    else pending_[kept++] = r;
+  pending_.resize(kept);
+  std::sort(batch_.begin(), batch_.end(), [](const request* a, const request* b) {
+    return std::tie(a->arrival, a->port, a->seq) < std::tie(b->arrival, b->port, b->seq);
+  });
+  for (request* r : batch_) schedule(*r);
+  if (!batch_.empty()) {
+    in_flight_ += static_cast<unsigned>(batch_.size());
+    in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+  }
+  if (!pending_.empty()) {
+    std::uint64_t next = UINT64_MAX;
+    for (const request* r : pending_) next = std::min(next, r->arrival);
+    arbiter_at_ = sc_core::SC_ZERO_TIME;
+    wake_arbiter(next);
+  }
+}
+
+// The bursts of a request (each burst_bytes-aligned block it touches, in address order, once),
+// then each on its pseudo-channel: the request enters every queue it uses once each has room
+// (at most queue_depth requests between entry and completion; END_REQ then), its commands
+// follow the front end, and it completes with its last burst's data.
+void dram::schedule(request& r) {
+  tlm::tlm_generic_payload& gp = *r.gp;
+  const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+  std::vector<std::uint64_t> blocks;
+  const std::uint64_t bb = p_.burst_bytes;
+  if (const auto* lanes = gp.get_extension<lanes_extension>()) {
+    for (unsigned l = 0; l < lanes->lanes; ++l) {
+      if (!lanes->active(l)) continue;
+      const std::uint64_t a = lanes->address[l];
+      for (std::uint64_t b = a / bb; b <= (a + lanes->lane_bytes - 1) / bb; ++b) blocks.push_back(b);
+    }
+  } else if (gp.get_data_length()) {
+    const std::uint64_t a = gp.get_address();
+    for (std::uint64_t b = a / bb; b <= (a + gp.get_data_length() - 1) / bb; ++b) blocks.push_back(b);
+  }
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  (write ? writes_ : reads_) += 1;
+  bytes_ += gp.get_data_length();
+  // Entry (END_REQ): once every queue the request uses has room; its commands follow the
+  // front end.
+  std::uint64_t entry = r.arrival;
+  std::vector<unsigned> used;
+  for (const std::uint64_t b : blocks) {
+    const unsigned pc = locate(b * bb).pc;
+    if (std::find(used.begin(), used.end(), pc) != used.end()) continue;
+    used.push_back(pc);
+    const auto& q = channels_[pc].done;
+    if (q.size() >= p_.queue_depth) entry = std::max(entry, q[q.size() - p_.queue_depth]);
+  }
+  queue_wait_ += entry - r.arrival;
+  r.entry = entry;
+  const std::uint64_t first = entry + p_.frontend_latency;
+  std::uint64_t done = first;
+  for (const std::uint64_t b : blocks) {
+    const location l = locate(b * bb);
+    done = std::max(done, access(l.pc, l, write, first));
+  }
+  r.done = done;
+  for (const unsigned pc : used) {
+    auto& q = channels_[pc].done;
+    q.push_back(done);
+    while (q.size() > p_.queue_depth) q.pop_front();
+  }
+  if (!r.lt) at(entry, action::end_req, &r);
+  at(done, action::send_down, &r);
+}
+
+// Refreshes of pseudo-channel c that start by cycle `until`: each precharges every bank
+// (their rows close) and keeps them from activating for tRFC.
+void dram::apply_refreshes(channel_state& c, std::uint64_t until) {
+  if (!p_.refresh) return;
+  while (c.next_refresh <= until) {
+    const std::uint64_t start = c.next_refresh, end = start + p_.tRFC;
+    for (bank_state& b : c.banks) {
+      if (b.open_row >= 0) ++precharges_;
+      b.open_row = -1;
+      b.ready_act = std::max(b.ready_act, end);
+    }
+    ++refreshes_;
+    c.next_refresh += p_.tREFI;
+  }
+}
+
+// One column access of pseudo-channel `pc` at location `l`, not before cycle `earliest`, after
+// every command scheduled before it (in-order per pseudo-channel); returns the cycle its data
+// has moved.
+std::uint64_t dram::access(unsigned pc, const location& l, bool write, std::uint64_t earliest) {
+  channel_state& c = channels_[pc];
+  bank_state& b = c.banks[std::size_t(l.bank_group) * p_.banks + l.bank];
+  ++bursts_;
+  ++pc_bursts_[pc];
+  apply_refreshes(c, earliest);
+  std::uint64_t act = 0;
+  bool activate = b.open_row != static_cast<std::int64_t>(l.row);
+  if (!activate) {
+    ++row_hits_;
+  } else {
+    for (;;) {  // (a refresh starting before the ACT closes the rows: look again)
+      std::uint64_t ready = std::max(earliest, b.ready_act);
+      if (b.open_row >= 0) ready = std::max(ready, std::max(earliest, b.ready_pre) + p_.tRP);
+      if (c.any_act) ready = std::max(ready, c.last_act + p_.tRRD_S);
+      if (c.group_act[l.bank_group]) ready = std::max(ready, c.group_act[l.bank_group] - 1 + p_.tRRD_L);
+      if (c.acts_seen >= 4) ready = std::max(ready, c.acts[0] + p_.tFAW);
+      if (p_.refresh && c.next_refresh <= ready) {
+        apply_refreshes(c, ready);
+        continue;
+      }
+      act = ready;
+      break;
+    }
+    if (b.open_row >= 0) {
+      ++row_conflicts_;
+      ++precharges_;
+    } else {
+      ++row_misses_;
+    }
+    ++activates_;
+    if (!act_sig_.empty()) act_sig_[pc].set(to_time(act), std::size_t(l.bank_group) * p_.banks + l.bank);
+    b.open_row = static_cast<std::int64_t>(l.row);
+    b.act_at = act;
+    b.ready_col = act + p_.tRCD;
+    b.ready_pre = act + p_.tRAS;
+    c.last_act = act;
+    c.any_act = true;
+    c.group_act[l.bank_group] = act + 1;  // (0: none yet)
+    if (c.acts_seen < 4) c.acts[c.acts_seen++] = act;
+    else {
+      std::rotate(c.acts.begin(), c.acts.begin() + 1, c.acts.end());
+      c.acts[3] = act;
+    }
+  }
+  // The column command: after the bank's row is open, tCCD after the last one (tCCD_L in the
+  // same bank group), and early enough that its burst follows the last on the data bus.
+  const unsigned lead = write ? p_.tCWL : p_.tCL;
+  std::uint64_t col = std::max(earliest, b.ready_col);
+  if (c.any_col) col = std::max(col, c.last_col + p_.tCCD_S);
+  if (c.group_col[l.bank_group]) col = std::max(col, c.group_col[l.bank_group] - 1 + p_.tCCD_L);
+  if (c.bus_free > col + lead) col = c.bus_free - lead;
+  const std::uint64_t data_end = col + lead + p_.tBL;
+  c.last_col = col;
+  c.any_col = true;
+  c.group_col[l.bank_group] = col + 1;  // (0: none yet)
+  c.bus_free = data_end;
+  bus_cycles_ += p_.tBL;
+  if (!burst_sig_.empty()) burst_sig_[pc].set(to_time(data_end), pc_bursts_[pc].value());
+  const std::uint64_t pre_ok = write ? data_end + p_.tWR : col + p_.tRTP;
+  b.ready_pre = std::max(b.ready_pre, pre_ok);
+  if (p_.policy == page_policy::closed) {  // auto-precharge
+    ++precharges_;
+    b.open_row = -1;
+    b.ready_act = std::max(b.ready_act, b.ready_pre + p_.tRP);
+  }
+  return data_end;
+}
+
+// ---------------------------------------------------------------------------- timed actions
+
+void dram::at(std::uint64_t cycle, action what, request* r) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), when = to_time(cycle);
+  actions_.push({cycle, seq_++, what, r});
+  actions_ev_.notify(when > now ? when - now : sc_core::SC_ZERO_TIME);
+}
+
+void dram::run_actions() {
+  const std::uint64_t now = to_cycles_ceil(sc_core::sc_time_stamp());
+  while (!actions_.empty() && actions_.top().cycle <= now) {
+    const timed a = actions_.top();
+    actions_.pop();
+    request& r = *a.r;
+    switch (a.what) {
+      case action::end_req: {
+        tlm::tlm_phase ph = tlm::END_REQ;
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        const tlm::tlm_sync_enum s = (*sockets_[r.port])->nb_transport_bw(*r.gp, ph, d);
+        if (s == tlm::TLM_COMPLETED) fault("nb_transport_bw: TLM_COMPLETED in answer to END_REQ");
+        break;
+      }
+      case action::send_down:
+        down_q_.push(r.gp, sc_core::sc_time_stamp());
+        send_down();
+        break;
+      case action::respond:
+        latency_sum_ += now - r.arrival;
+        if (r.lt) {
+          r.answered = true;
+          r.lt_answer.notify(sc_core::SC_ZERO_TIME);
+        } else {
+          responses_[r.port].push_back(&r);
+        }
+        break;
+    }
+  }
+  for (unsigned p = 0; p < responses_.size(); ++p) send_response(p);
+  if (!actions_.empty()) {
+    const sc_core::sc_time when = to_time(actions_.top().cycle), t = sc_core::sc_time_stamp();
+    actions_ev_.notify(when > t ? when - t : sc_core::SC_ZERO_TIME);
+  }
+}
+
+dram::request* dram::request_of(const tlm::tlm_generic_payload* gp) const {
+  const auto it = by_payload_.find(gp);
+  return it == by_payload_.end() ? nullptr : it->second;
+}
+
+// The data array's answer for r's payload, effective at `when`: the response goes up after
+// the back end.
+void dram::responded(request* r, const sc_core::sc_time& when) {
+  if (!r) {
+    fault("the data array answered a request this stage did not send");
+    return;
+  }
+  at(to_cycles_ceil(when) + p_.backend_latency, action::respond, r);
+}
+
+void dram::send_response(unsigned port) {
+  while (!resp_open_[port] && !responses_[port].empty()) {
+    request* r = responses_[port].front();
+    responses_[port].pop_front();
+    tlm::tlm_phase ph = tlm::BEGIN_RESP;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    resp_open_[port] = r;
+    const tlm::tlm_sync_enum s = (*sockets_[port])->nb_transport_bw(*r->gp, ph, d);
+    if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && ph == tlm::END_RESP)) {
+      if (resp_open_[port] == r) resp_open_[port] = nullptr;
+      finish_request(r);
+    }
+  }
+}
+
+tlm::tlm_sync_enum dram::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) {
+  if (ph == tlm::END_REQ) {
+    if (down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay)) send_down();
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay);  // (an implicit END_REQ)
+    responded(request_of(&gp), sc_core::sc_time_stamp() + delay);
+    send_down();
+    ph = tlm::END_RESP;
+    return tlm::TLM_COMPLETED;
+  }
+  fault("nb_transport_bw: unexpected phase " + std::string(ph.get_name()) + " from the data array");
+  return tlm::TLM_COMPLETED;
+}
+
+// ---------------------------------------------------------------------------- the rest
+
+void dram::attach_trace(trace_sink& sink) {
+  in_flight_sig_.attach(&sink, name(), "requests_in_flight", 16);
+  act_sig_.resize(channels_.size());
+  burst_sig_.resize(channels_.size());
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    act_sig_[c].attach(&sink, name(), "pc" + std::to_string(c) + "_act_bank", 8);
+    burst_sig_[c].attach(&sink, name(), "pc" + std::to_string(c) + "_bursts", 32);
+  }
+}
+
+std::string dram::pending_work() const {
+  if (!in_flight_ && pending_.empty()) return {};
+  return std::to_string(in_flight_ + pending_.size()) + " request(s) in flight";
+}
+
+}  // namespace flynn
