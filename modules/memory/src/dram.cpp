@@ -8,8 +8,6 @@
 #include <tuple>
 
 #include "flynn/common/bits.h"
-#include "flynn/tlm/lanes_extension.h"
-#include "flynn/tlm/response_bound_extension.h"
 
 namespace flynn {
 
@@ -78,43 +76,9 @@ std::vector<param_issue> dram_params::check() const {
 
 // ---------------------------------------------------------------------------- construction
 
-struct dram::request {
-  tlm::tlm_generic_payload* gp = nullptr;
-  unsigned port = 0;
-  std::uint64_t arrival = 0, seq = 0, entry = 0, done = 0;
-  bool lt = false, answered = false;
-  sc_core::sc_event lt_answer;
-};
-
-struct dram::port_adapter final : tlm::tlm_fw_transport_if<> {
-  dram* d;
-  unsigned index;
-  port_adapter(dram* m, unsigned i) : d(m), index(i) {}
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& t) override { d->b_transport(index, gp, t); }
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t) override {
-    return d->nb_transport_fw(index, gp, ph, t);
-  }
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override {
-    (void)gp;
-    dmi.allow_read_write();
-    dmi.set_start_address(0);
-    dmi.set_end_address(~sc_dt::uint64(0));
-    return false;  // every access goes through the timing model
-  }
-  unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override { return d->transport_dbg(gp); }
-};
-
-dram::dram(const sc_core::sc_module_name& name, const params& p) : module(name, p.clock_ns), down("down"), p_(p) {
+dram::dram(const sc_core::sc_module_name& name, const params& p)
+    : timing_stage(name, p.clock_ns, p.ports), p_(p) {
   throw_if_invalid("dram", p_.check());
-  down.bind(*this);
-  for (unsigned i = 0; i < p_.ports; ++i) {
-    const std::string n = "port" + std::to_string(i);
-    sockets_.push_back(std::make_unique<tlm::tlm_target_socket<32>>(n.c_str()));
-    adapters_.push_back(std::make_unique<port_adapter>(this, i));
-    sockets_.back()->bind(*adapters_.back());
-  }
-  responses_.resize(p_.ports);
-  resp_open_.assign(p_.ports, nullptr);
   channels_.resize(p_.pseudo_channels_total());
   const unsigned pcs = p_.pseudo_channels_total();
   for (unsigned c = 0; c < pcs; ++c) {
@@ -126,14 +90,6 @@ dram::dram(const sc_core::sc_module_name& name, const params& p) : module(name, 
     ch.next_refresh = std::uint64_t(p_.tREFI) * (c + 1) / pcs;
   }
   pc_bursts_.resize(pcs);
-  SC_HAS_PROCESS(dram);
-  SC_METHOD(arbitrate);
-  sensitive << arbiter_ev_;
-  dont_initialize();
-  SC_METHOD(run_actions);
-  sensitive << actions_ev_;
-  dont_initialize();
-
   stats_.add("reads", reads_, "requests", "read requests");
   stats_.add("writes", writes_, "requests", "write requests");
   stats_.add("bytes", bytes_, "B", "bytes the requests asked for");
@@ -156,10 +112,6 @@ dram::dram(const sc_core::sc_module_name& name, const params& p) : module(name, 
       "row hits / column accesses");
 }
 
-dram::~dram() = default;
-
-tlm::tlm_target_socket<32>& dram::port(unsigned i) { return *sockets_.at(i); }
-
 dram::location dram::locate(std::uint64_t a) const {
   std::uint64_t unit = a / p_.interleave_bytes;
   location l{};
@@ -174,133 +126,7 @@ dram::location dram::locate(std::uint64_t a) const {
   return l;
 }
 
-// ---------------------------------------------------------------------------- transport
-
-tlm::tlm_sync_enum dram::nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
-                                         sc_core::sc_time& delay) {
-  if (ph == tlm::END_RESP) {
-    request* r = resp_open_[port];
-    if (!r || r->gp != &gp) {
-      fault("nb_transport_fw: END_RESP on port" + std::to_string(port) + " without a response awaiting it");
-      return tlm::TLM_COMPLETED;
-    }
-    resp_open_[port] = nullptr;
-    finish_request(r);
-    if (!responses_[port].empty()) actions_ev_.notify(sc_core::SC_ZERO_TIME);
-    return tlm::TLM_COMPLETED;
-  }
-  if (ph != tlm::BEGIN_REQ) {
-    fault("nb_transport_fw: unexpected phase " + std::string(ph.get_name()));
-    return tlm::TLM_COMPLETED;
-  }
-  request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp() + delay), false);
-  if (gp.has_mm()) gp.acquire();
-  // The least any request takes: a row hit on an idle pseudo-channel.
-  if (auto* bound = gp.get_extension<response_bound_extension>()) {
-    bound->promised = true;
-    bound->earliest = to_time(r->arrival + p_.frontend_latency + p_.tCL + p_.tBL + p_.backend_latency);
-  }
-  wake_arbiter(r->arrival);
-  return tlm::TLM_ACCEPTED;
-}
-
-// An LT call waits for its arrival cycle, takes its place in the schedule like an AT request
-// and returns once the data array has answered (plus the back end).
-void dram::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  if (delay > sc_core::SC_ZERO_TIME) {
-    wait(delay);
-    delay = sc_core::SC_ZERO_TIME;
-  }
-  request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp()), true);
-  wake_arbiter(r->arrival);
-  while (!r->answered) wait(r->lt_answer);
-  finish_request(r);
-}
-
-unsigned dram::transport_dbg(tlm::tlm_generic_payload& gp) { return down->transport_dbg(gp); }
-
-// A request record for gp (a free one reused), waiting for its arrival cycle.
-dram::request* dram::new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt) {
-  request* r;
-  if (free_.empty()) {
-    requests_.push_back(std::make_unique<request>());
-    r = requests_.back().get();
-  } else {
-    r = free_.back();
-    free_.pop_back();
-  }
-  r->gp = &gp;
-  by_payload_[&gp] = r;
-  r->port = port;
-  r->arrival = arrival;
-  r->seq = seq_++;
-  r->lt = lt;
-  r->answered = false;
-  pending_.push_back(r);
-  return r;
-}
-
-// Sends what the queue to the data array may send now.
-void dram::send_down() {
-  down_q_.send(
-      down, owed_, [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& when) { responded(request_of(gp), when); },
-      [this] { fault("the data array answered BEGIN_REQ with a phase the base protocol does not allow"); });
-}
-
-void dram::finish_request(request* r) {
-  by_payload_.erase(r->gp);
-  if (!r->lt && r->gp->has_mm()) r->gp->release();
-  r->gp = nullptr;
-  --in_flight_;
-  in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
-  free_.push_back(r);
-}
-
 // ---------------------------------------------------------------------------- scheduling
-
-// The arbiter runs at a request's arrival cycle, one delta cycle after it is woken there, so
-// that every request initiators send for that cycle is in, whatever order they ran in.
-void dram::wake_arbiter(std::uint64_t cycle) {
-  const sc_core::sc_time when = to_time(cycle), now = sc_core::sc_time_stamp();
-  if (when > now) {
-    if (arbiter_at_ <= now || when < arbiter_at_) {
-      arbiter_at_ = when;
-      arbiter_ev_.notify(when - now);
-    }
-  } else {
-    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
-  }
-}
-
-void dram::arbitrate() {
-  if (!settled_) {  // one more delta for same-cycle requests
-    settled_ = true;
-    arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
-    return;
-  }
-  settled_ = false;
-  const std::uint64_t now = to_cycles_ceil(sc_core::sc_time_stamp());
-  batch_.clear();
-  std::size_t kept = 0;
-  for (request* r : pending_)
-    if (r->arrival <= now) batch_.push_back(r);
-    else pending_[kept++] = r;
-  pending_.resize(kept);
-  std::sort(batch_.begin(), batch_.end(), [](const request* a, const request* b) {
-    return std::tie(a->arrival, a->port, a->seq) < std::tie(b->arrival, b->port, b->seq);
-  });
-  for (request* r : batch_) schedule(*r);
-  if (!batch_.empty()) {
-    in_flight_ += static_cast<unsigned>(batch_.size());
-    in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
-  }
-  if (!pending_.empty()) {
-    std::uint64_t next = UINT64_MAX;
-    for (const request* r : pending_) next = std::min(next, r->arrival);
-    arbiter_at_ = sc_core::SC_ZERO_TIME;
-    wake_arbiter(next);
-  }
-}
 
 // The bursts of a request (each burst_bytes-aligned block it touches, in address order, once),
 // then each on its pseudo-channel: the request enters every queue it uses once each has room
@@ -308,50 +134,42 @@ void dram::arbitrate() {
 // follow the front end, and it completes with its last burst's data.
 void dram::schedule(request& r) {
   tlm::tlm_generic_payload& gp = *r.gp;
-  const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
-  std::vector<std::uint64_t> blocks;
+  const bool write = is_write(gp);
   const std::uint64_t bb = p_.burst_bytes;
-  if (const auto* lanes = gp.get_extension<lanes_extension>()) {
-    for (unsigned l = 0; l < lanes->lanes; ++l) {
-      if (!lanes->active(l)) continue;
-      const std::uint64_t a = lanes->address[l];
-      for (std::uint64_t b = a / bb; b <= (a + lanes->lane_bytes - 1) / bb; ++b) blocks.push_back(b);
-    }
-  } else if (gp.get_data_length()) {
-    const std::uint64_t a = gp.get_address();
-    for (std::uint64_t b = a / bb; b <= (a + gp.get_data_length() - 1) / bb; ++b) blocks.push_back(b);
-  }
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  blocks_of(gp, bb, blocks_);
   (write ? writes_ : reads_) += 1;
   bytes_ += gp.get_data_length();
   // Entry (END_REQ): once every queue the request uses has room; its commands follow the
   // front end.
   std::uint64_t entry = r.arrival;
-  std::vector<unsigned> used;
-  for (const std::uint64_t b : blocks) {
+  used_.clear();
+  for (const std::uint64_t b : blocks_) {
     const unsigned pc = locate(b * bb).pc;
-    if (std::find(used.begin(), used.end(), pc) != used.end()) continue;
-    used.push_back(pc);
+    if (std::find(used_.begin(), used_.end(), pc) != used_.end()) continue;
+    used_.push_back(pc);
     const auto& q = channels_[pc].done;
     if (q.size() >= p_.queue_depth) entry = std::max(entry, q[q.size() - p_.queue_depth]);
   }
   queue_wait_ += entry - r.arrival;
-  r.entry = entry;
   const std::uint64_t first = entry + p_.frontend_latency;
   std::uint64_t done = first;
-  for (const std::uint64_t b : blocks) {
+  for (const std::uint64_t b : blocks_) {
     const location l = locate(b * bb);
     done = std::max(done, access(l.pc, l, write, first));
   }
-  r.done = done;
-  for (const unsigned pc : used) {
+  for (const unsigned pc : used_) {
     auto& q = channels_[pc].done;
     q.push_back(done);
     while (q.size() > p_.queue_depth) q.pop_front();
   }
-  if (!r.lt) at(entry, action::end_req, &r);
-  at(done, action::send_down, &r);
+  if (!r.lt) end_req_at(r, entry);
+  forward_at(r, done);
+}
+
+// The data array has answered at cycle `at`: the response goes up after the back end.
+void dram::answered(request& r, std::uint64_t at) {
+  latency_sum_ += at + p_.backend_latency - r.arrival;
+  respond_at(r, at + p_.backend_latency);
 }
 
 // Refreshes of pseudo-channel c that start by cycle `until`: each precharges every bank
@@ -442,96 +260,6 @@ std::uint64_t dram::access(unsigned pc, const location& l, bool write, std::uint
   return data_end;
 }
 
-// ---------------------------------------------------------------------------- timed actions
-
-void dram::at(std::uint64_t cycle, action what, request* r) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp(), when = to_time(cycle);
-  actions_.push({cycle, seq_++, what, r});
-  actions_ev_.notify(when > now ? when - now : sc_core::SC_ZERO_TIME);
-}
-
-void dram::run_actions() {
-  const std::uint64_t now = to_cycles_ceil(sc_core::sc_time_stamp());
-  while (!actions_.empty() && actions_.top().cycle <= now) {
-    const timed a = actions_.top();
-    actions_.pop();
-    request& r = *a.r;
-    switch (a.what) {
-      case action::end_req: {
-        tlm::tlm_phase ph = tlm::END_REQ;
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        const tlm::tlm_sync_enum s = (*sockets_[r.port])->nb_transport_bw(*r.gp, ph, d);
-        if (s == tlm::TLM_COMPLETED) fault("nb_transport_bw: TLM_COMPLETED in answer to END_REQ");
-        break;
-      }
-      case action::send_down:
-        down_q_.push(r.gp, sc_core::sc_time_stamp());
-        send_down();
-        break;
-      case action::respond:
-        latency_sum_ += now - r.arrival;
-        if (r.lt) {
-          r.answered = true;
-          r.lt_answer.notify(sc_core::SC_ZERO_TIME);
-        } else {
-          responses_[r.port].push_back(&r);
-        }
-        break;
-    }
-  }
-  for (unsigned p = 0; p < responses_.size(); ++p) send_response(p);
-  if (!actions_.empty()) {
-    const sc_core::sc_time when = to_time(actions_.top().cycle), t = sc_core::sc_time_stamp();
-    actions_ev_.notify(when > t ? when - t : sc_core::SC_ZERO_TIME);
-  }
-}
-
-dram::request* dram::request_of(const tlm::tlm_generic_payload* gp) const {
-  const auto it = by_payload_.find(gp);
-  return it == by_payload_.end() ? nullptr : it->second;
-}
-
-// The data array's answer for r's payload, effective at `when`: the response goes up after
-// the back end.
-void dram::responded(request* r, const sc_core::sc_time& when) {
-  if (!r) {
-    fault("the data array answered a request this stage did not send");
-    return;
-  }
-  at(to_cycles_ceil(when) + p_.backend_latency, action::respond, r);
-}
-
-void dram::send_response(unsigned port) {
-  while (!resp_open_[port] && !responses_[port].empty()) {
-    request* r = responses_[port].front();
-    responses_[port].pop_front();
-    tlm::tlm_phase ph = tlm::BEGIN_RESP;
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    resp_open_[port] = r;
-    const tlm::tlm_sync_enum s = (*sockets_[port])->nb_transport_bw(*r->gp, ph, d);
-    if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && ph == tlm::END_RESP)) {
-      if (resp_open_[port] == r) resp_open_[port] = nullptr;
-      finish_request(r);
-    }
-  }
-}
-
-tlm::tlm_sync_enum dram::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) {
-  if (ph == tlm::END_REQ) {
-    if (down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay)) send_down();
-    return tlm::TLM_ACCEPTED;
-  }
-  if (ph == tlm::BEGIN_RESP) {
-    down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay);  // (an implicit END_REQ)
-    responded(request_of(&gp), sc_core::sc_time_stamp() + delay);
-    send_down();
-    ph = tlm::END_RESP;
-    return tlm::TLM_COMPLETED;
-  }
-  fault("nb_transport_bw: unexpected phase " + std::string(ph.get_name()) + " from the data array");
-  return tlm::TLM_COMPLETED;
-}
-
 // ---------------------------------------------------------------------------- the rest
 
 void dram::attach_trace(trace_sink& sink) {
@@ -544,9 +272,5 @@ void dram::attach_trace(trace_sink& sink) {
   }
 }
 
-std::string dram::pending_work() const {
-  if (!in_flight_ && pending_.empty()) return {};
-  return std::to_string(in_flight_ + pending_.size()) + " request(s) in flight";
-}
 
 }  // namespace flynn

@@ -23,9 +23,7 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
-#include "flynn/tlm/at_request_queue.h"
-#include "flynn/tlm/begin_request.h"
-#include "flynn/tlm/no_dmi_initiator.h"
+#include "flynn/memory/timing_stage.h"
 
 namespace flynn {
 
@@ -60,15 +58,11 @@ struct dram_params {
   std::vector<param_issue> check() const;
 };
 
-class dram : public module, public no_dmi_initiator {
+class dram : public timing_stage {
  public:
   using params = dram_params;
-  tlm::tlm_initiator_socket<32> down;  // to the data array
 
   dram(const sc_core::sc_module_name& name, const params& p);
-  ~dram() override;
-
-  tlm::tlm_target_socket<32>& port(unsigned i);
   const params& parameters() const { return p_; }
 
   // Where an address lives: pseudo-channel (over all channels), bank group, bank, row.
@@ -79,11 +73,8 @@ class dram : public module, public no_dmi_initiator {
   location locate(std::uint64_t address) const;
 
   void attach_trace(trace_sink& sink) override;
-  std::string pending_work() const override;
 
  private:
-  struct port_adapter;
-  struct request;
   struct bank_state {
     std::int64_t open_row = -1;
     std::uint64_t act_at = 0, ready_act = 0, ready_pre = 0, ready_col = 0;
@@ -99,63 +90,22 @@ class dram : public module, public no_dmi_initiator {
     std::deque<std::uint64_t> done;      // completion cycles of the requests in its queue
   };
 
-  // Transport.
-  tlm::tlm_sync_enum nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
-                                     sc_core::sc_time& delay);
-  void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
-                                     sc_core::sc_time& delay) override;
-
-  // Scheduling: requests are taken in (arrival, port, order) order once their cycle has come.
-  void arbitrate();
-  void schedule(request& r);
+  void schedule(request& r) override;
+  void answered(request& r, std::uint64_t at) override;
+  std::uint64_t least_latency() const override {
+    return std::uint64_t(p_.frontend_latency) + p_.tCL + p_.tBL + p_.backend_latency;
+  }
   std::uint64_t access(unsigned pc, const location& at, bool write, std::uint64_t earliest);
   void apply_refreshes(channel_state& c, std::uint64_t until);
-  void wake_arbiter(std::uint64_t cycle);
-
-  // Timed actions (END_REQ up, the access down, BEGIN_RESP up), in (cycle, order) order.
-  enum class action { end_req, send_down, respond };
-  struct timed {
-    std::uint64_t cycle, seq;
-    action what;
-    request* r;
-    bool operator>(const timed& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
-  };
-  void at(std::uint64_t cycle, action what, request* r);
-  void run_actions();
-  void send_response(unsigned port);
-  void responded(request* r, const sc_core::sc_time& when);
-  request* request_of(const tlm::tlm_generic_payload* gp) const;
-  void finish_request(request* r);
-  request* new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt);
-  void send_down();
 
   params p_;
-  std::vector<std::unique_ptr<tlm::tlm_target_socket<32>>> sockets_;
-  std::vector<std::unique_ptr<port_adapter>> adapters_;
   std::vector<channel_state> channels_;
-  std::vector<std::unique_ptr<request>> requests_;  // records in use or free
-  std::vector<request*> free_;
-  std::unordered_map<const tlm::tlm_generic_payload*, request*> by_payload_;  // requests in flight
-  std::vector<request*> pending_, batch_;  // accepted, waiting for their arrival cycle
-  std::uint64_t seq_ = 0;
-  sc_core::sc_event arbiter_ev_, actions_ev_;
-  sc_core::sc_time arbiter_at_ = sc_core::SC_ZERO_TIME;
-  bool settled_ = false;
-  std::priority_queue<timed, std::vector<timed>, std::greater<timed>> actions_;
-  at_request_queue down_q_;
-  end_resp_sender owed_;
-  // Per port: responses ready to go up, oldest first, and the one awaiting END_RESP.
-  std::vector<std::deque<request*>> responses_;
-  std::vector<request*> resp_open_;
-  unsigned in_flight_ = 0;
-  std::uint64_t pcs_bits_ = 0;
+  std::vector<std::uint64_t> blocks_;  // scratch: a request's bursts
+  std::vector<unsigned> used_;         // scratch: its pseudo-channels
 
   stat_counter reads_, writes_, bytes_, bursts_, row_hits_, row_misses_, row_conflicts_, activates_, precharges_,
       refreshes_, queue_wait_, bus_cycles_, latency_sum_;
   std::vector<stat_counter> pc_bursts_;
-  trace_signal in_flight_sig_;
   std::vector<trace_signal> act_sig_, burst_sig_;  // per pseudo-channel: the bank of each ACT, bursts done
 };
 

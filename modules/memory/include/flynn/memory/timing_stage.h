@@ -1,0 +1,130 @@
+// A timing stage of a memory hierarchy: target ports upstream, one initiator socket `down`
+// to the next stage or the data array. The base class takes care of the TLM-2.0 base
+// protocol on both sides (AT and LT upstream, AT downstream, one request phase and one
+// response phase open per socket) and of simulated-time order: requests are handed to the
+// stage's schedule() at their arrival cycle, one delta cycle after it starts, in (arrival
+// cycle, port, order) order, whatever order the initiators ran in. The stage decides when
+// END_REQ goes back (end_req_at), when the request goes on down (forward_at) and when its
+// response goes up (respond_at, by default when the next level answers); it may send
+// requests of its own (fills, write-backs: issue_own). Requests a cache level has already
+// served (hierarchy_extension::serviced) pass straight through.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "flynn/common/module.h"
+#include "flynn/tlm/at_request_queue.h"
+#include "flynn/tlm/begin_request.h"
+#include "flynn/tlm/hierarchy_extension.h"
+#include "flynn/tlm/no_dmi_initiator.h"
+
+namespace flynn {
+
+class timing_stage : public module, public no_dmi_initiator {
+ public:
+  tlm::tlm_initiator_socket<32> down;  // to the next stage or the data array
+
+  timing_stage(const sc_core::sc_module_name& name, double clock_ns, unsigned ports);
+  ~timing_stage() override;
+
+  tlm::tlm_target_socket<32>& port(unsigned i);
+  unsigned port_count() const { return static_cast<unsigned>(sockets_.size()); }
+  std::string pending_work() const override;
+
+ protected:
+  struct request {
+    tlm::tlm_generic_payload* gp = nullptr;
+    unsigned port = 0;
+    std::uint64_t arrival = 0, seq = 0;
+    bool lt = false, answered = false, own = false, serviced = false;
+    std::uint64_t tag = 0;                        // the stage's own use
+    std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
+    hierarchy_extension mark;                      // own requests, and serviced marks set here
+    bool marked = false;                           // `mark` is set on an initiator's payload
+    sc_core::sc_event lt_answer;
+  };
+
+  // A request whose arrival cycle has come (not a serviced one: those pass through).
+  virtual void schedule(request& r) = 0;
+  // The next level answered the request forwarded for r at cycle `at` (not own or serviced
+  // ones): by default the response goes up at once.
+  virtual void answered(request& r, std::uint64_t at) { respond_at(r, at); }
+  // The least cycles from arrival to response here (a promise to initiators that ask).
+  virtual std::uint64_t least_latency() const = 0;
+
+  void end_req_at(request& r, std::uint64_t cycle);
+  void forward_at(request& r, std::uint64_t cycle);
+  void respond_at(request& r, std::uint64_t cycle);
+  // Marks r's payload as served by this level (for the levels below) until its response.
+  void mark_serviced(request& r);
+  // A request of the stage's own to the next level at `cycle` (timed as a read or a write;
+  // no data moves): `done` gets the cycle its answer comes.
+  void issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
+                 std::function<void(std::uint64_t)> done);
+  // The bytes r touches, as `block`-aligned block numbers in order, each once (its lanes'
+  // elements, or its address range).
+  static void blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t block, std::vector<std::uint64_t>& out);
+  // Whether a payload is a write for timing (a write command, or an own write-back).
+  static bool is_write(const tlm::tlm_generic_payload& gp);
+  std::uint64_t now_cycle() const { return to_cycles_ceil(sc_core::sc_time_stamp()); }
+  unsigned in_flight() const { return in_flight_; }
+  trace_signal in_flight_sig_;
+
+ private:
+  struct port_adapter;
+  tlm::tlm_sync_enum nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay);
+  void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay) override;
+  request* new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt);
+  void finish_request(request* r);
+  request* request_of(const tlm::tlm_generic_payload* gp) const;
+  void arbitrate();
+  void wake_arbiter(std::uint64_t cycle);
+  void send_down();
+  void down_answered(request* r, const sc_core::sc_time& when);
+  void send_response(unsigned port);
+
+  enum class action { end_req, send_down, respond };
+  struct timed {
+    std::uint64_t cycle, seq;
+    action what;
+    request* r;
+    bool operator>(const timed& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
+  };
+  void at(std::uint64_t cycle, action what, request* r);
+  void run_actions();
+
+  std::vector<std::unique_ptr<tlm::tlm_target_socket<32>>> sockets_;
+  std::vector<std::unique_ptr<port_adapter>> adapters_;
+  std::vector<std::unique_ptr<request>> requests_;  // records in use or free
+  std::vector<request*> free_;
+  std::unordered_map<const tlm::tlm_generic_payload*, request*> by_payload_;  // in flight
+  std::vector<request*> pending_, batch_;  // accepted, waiting for their arrival cycle
+  std::uint64_t seq_ = 0;
+  sc_core::sc_event arbiter_ev_, actions_ev_;
+  sc_core::sc_time arbiter_at_ = sc_core::SC_ZERO_TIME;
+  bool settled_ = false;
+  std::priority_queue<timed, std::vector<timed>, std::greater<timed>> actions_;
+  at_request_queue down_q_;
+  end_resp_sender owed_;
+  std::vector<std::deque<request*>> responses_;  // per port: ready to go up, oldest first
+  std::vector<request*> resp_open_;               // per port: the response awaiting END_RESP
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> own_payloads_;  // free own payloads
+  unsigned in_flight_ = 0;
+};
+
+}  // namespace flynn
