@@ -2,6 +2,7 @@
 #include "flynn/gmma/gmma_unit.h"
 #include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
+#include "flynn/memory/cache.h"
 #include "flynn/memory/dram.h"
 #include "flynn/regfile/register_file.h"
 #include "flynn/simt/simt_core.h"
@@ -16,6 +17,9 @@ namespace flynn {
 void register_builtin_modules(module_registry& r) {
   r.add<banked_memory>("banked_memory",
                        "banked memory: N banks behind shared/load/store ports (TLM-2.0 target)");
+  r.add<cache>("cache",
+               "cache level (L1, L2 slice): sectored set-associative tags, LRU, MSHRs, write-back or write-through, "
+               "bounded queue; serves hits and filled misses to the data array behind the hierarchy");
   r.add<dram>("dram",
               "DRAM timing stage (HBM-class): pseudo-channels, bank groups, banks, rows, refresh, bounded queues; "
               "forwards each request to the data array behind it when its data moves");

@@ -52,7 +52,6 @@ timing_stage::~timing_stage() {
     if (!r->gp) continue;
     if (r->own) {
       r->gp->clear_extension(&r->mark);
-      delete r->gp;
     } else if (r->marked) {
       r->gp->clear_extension(&r->mark);
     }
@@ -158,11 +157,7 @@ timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, u
 
 void timing_stage::finish_request(request* r) {
   by_payload_.erase(r->gp);
-  if (r->own) {
-    own_payloads_.emplace_back(r->gp);  // (owned again by the free list)
-  } else if (!r->lt && r->gp->has_mm()) {
-    r->gp->release();
-  }
+  if (!r->lt && r->gp->has_mm()) r->gp->release();  // (an own payload goes back to its pool)
   r->gp = nullptr;
   r->on_answer = nullptr;
   free_.push_back(r);
@@ -247,13 +242,7 @@ void timing_stage::mark_serviced(request& r) {
 
 void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
                              std::function<void(std::uint64_t)> done) {
-  std::unique_ptr<tlm::tlm_generic_payload> gp;
-  if (own_payloads_.empty()) {
-    gp = std::make_unique<tlm::tlm_generic_payload>();
-  } else {
-    gp = std::move(own_payloads_.back());
-    own_payloads_.pop_back();
-  }
+  tlm::tlm_generic_payload* gp = own_pool_.allocate();
   gp->set_command(tlm::TLM_IGNORE_COMMAND);
   gp->set_address(address);
   gp->set_data_ptr(nullptr);
@@ -262,7 +251,7 @@ void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length,
   gp->set_byte_enable_ptr(nullptr);
   gp->set_dmi_allowed(false);
   gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  tlm::tlm_generic_payload* raw = gp.release();
+  tlm::tlm_generic_payload* raw = gp;
   request* r = new_request(*raw, 0, cycle, false);
   pending_.pop_back();  // (not scheduled here: it goes down)
   ++in_flight_;
@@ -309,6 +298,7 @@ void timing_stage::run_actions() {
           in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
           r.answered = true;
           r.lt_answer.notify(sc_core::SC_ZERO_TIME);
+          if (!r.serviced) response_sent(r);
         } else {
           responses_[r.port].push_back(&r);
         }
@@ -332,6 +322,7 @@ void timing_stage::send_response(unsigned port) {
     }
     --in_flight_;
     in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+    if (!r->serviced) response_sent(*r);
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     resp_open_[port] = r;

@@ -27,6 +27,7 @@
 #include "flynn/tlm/at_request_queue.h"
 #include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/hierarchy_extension.h"
+#include "flynn/tlm/memory_manager.h"
 #include "flynn/tlm/no_dmi_initiator.h"
 
 namespace flynn {
@@ -62,6 +63,9 @@ class timing_stage : public module, public no_dmi_initiator {
   virtual void answered(request& r, std::uint64_t at) { respond_at(r, at); }
   // The least cycles from arrival to response here (a promise to initiators that ask).
   virtual std::uint64_t least_latency() const = 0;
+  // The response of a request schedule() took has gone up (BEGIN_RESP sent, or an LT call
+  // answered); r is then recycled.
+  virtual void response_sent(request& r) { (void)r; }
 
   void end_req_at(request& r, std::uint64_t cycle);
   void forward_at(request& r, std::uint64_t cycle);
@@ -123,7 +127,7 @@ class timing_stage : public module, public no_dmi_initiator {
   end_resp_sender owed_;
   std::vector<std::deque<request*>> responses_;  // per port: ready to go up, oldest first
   std::vector<request*> resp_open_;               // per port: the response awaiting END_RESP
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> own_payloads_;  // free own payloads
+  payload_pool own_pool_{0};  // the payloads of own requests
   unsigned in_flight_ = 0;
 };
 

@@ -1,0 +1,106 @@
+// A cache level of a memory hierarchy (an L1 data cache, an L2 slice): sectored lines in a
+// set-associative array with LRU replacement, a tag port, a data path of limited bandwidth,
+// MSHRs that merge misses to a line, write-back or write-through, and a bounded input queue.
+// A timing stage (timing_stage.h): it keeps tags, not data. A hit, or a miss once its
+// sectors have been filled from the next level, goes on to the data array marked as served,
+// so the levels below pass it straight through and the array moves its data at that cycle.
+// See docs/modules/cache.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/memory/timing_stage.h"
+
+namespace flynn {
+
+enum class write_policy { write_back, write_through };
+
+inline constexpr named_choice<write_policy> write_policies[] = {
+    {write_policy::write_back, "write_back",
+     "writes stay in the cache (dirty sectors, written back when the line is evicted); write misses allocate"},
+    {write_policy::write_through, "write_through",
+     "writes go on to the next level at once and allocate nothing (a GPU L1)"},
+};
+
+struct cache_params {
+  unsigned ports = 1;
+  std::uint64_t size_bytes = 262144;
+  std::uint64_t shared_carveout_bytes = 0;  // of size_bytes, given to shared memory
+  unsigned line_bytes = 128, sector_bytes = 32, ways = 16;
+  unsigned hit_latency = 20;        // lookup to data
+  unsigned miss_latency = 2;        // lookup to the fill request leaving
+  unsigned bytes_per_cycle = 64;    // data path
+  unsigned mshrs = 32, mshr_targets = 8;
+  unsigned queue_depth = 64;        // requests between acceptance and response
+  write_policy writes = write_policy::write_back;
+  double clock_ns = 1.0;
+
+  std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class cache : public timing_stage {
+ public:
+  using params = cache_params;
+
+  cache(const sc_core::sc_module_name& name, const params& p);
+  const params& parameters() const { return p_; }
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  struct line {
+    std::uint64_t tag = 0, used = 0;  // used: LRU stamp
+    unsigned valid = 0, dirty = 0, filling = 0;  // sector masks
+    bool present = false;
+  };
+  struct mshr {
+    std::uint64_t line_address = 0;
+    unsigned sectors = 0;  // requested from the next level, not yet in
+    std::vector<request*> waiting;
+    bool busy = false;
+  };
+
+  // What a missing request waits for: lines with sectors still filling, and when its data
+  // is ready.
+  struct waiting_info {
+    unsigned lines = 0;
+    std::uint64_t ready = 0;
+  };
+
+  void schedule(request& r) override;
+  void response_sent(request& r) override;
+  std::uint64_t least_latency() const override { return p_.hit_latency; }
+  void enter(request& r, std::uint64_t at);
+  void lookup(request& r, std::uint64_t at);
+  void serve(request& r, std::uint64_t ready);
+  void filled(unsigned m, unsigned sectors, std::uint64_t at);
+  void retry(std::uint64_t at);
+  line* find(std::uint64_t line_address);
+  bool replaceable(std::uint64_t line_address) const;
+  line* allocate(std::uint64_t line_address, std::uint64_t at);
+
+  params p_;
+  std::uint64_t sets_ = 1;
+  unsigned sectors_per_line_ = 4;
+  std::vector<line> lines_;  // sets_ x ways
+  std::vector<mshr> mshrs_;
+  std::uint64_t tag_free_ = 0, data_free_ = 0, stamp_ = 0;
+  unsigned accepted_ = 0;             // requests between acceptance and response
+  std::deque<request*> entering_;     // waiting for room in the queue
+  std::deque<request*> stalled_;      // waiting for an MSHR or a line to replace
+  std::vector<std::uint64_t> blocks_;  // scratch
+  std::unordered_map<const request*, waiting_info> waits_;
+
+  stat_counter reads_, writes_, hits_, misses_, sector_misses_, merged_, evictions_, writebacks_, fills_,
+      stalls_, queue_wait_, latency_sum_, responses_;
+  trace_signal mshr_sig_;
+  unsigned mshrs_busy_ = 0;
+};
+
+}  // namespace flynn

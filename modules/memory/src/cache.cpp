@@ -1,0 +1,337 @@
+// A cache level: tags, sectors, LRU, MSHRs, write policies and a bounded input queue, over
+// the timing stage's protocol handling.
+#include "flynn/memory/cache.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "flynn/tlm/atomic_extension.h"
+
+namespace flynn {
+
+// ---------------------------------------------------------------------------- parameters
+
+void cache_params::visit(param_visitor& v) {
+  param(v, {"ports", "", "target sockets port0, port1, ... (one initiator each), served in arrival order"}, ports, 1,
+        64);
+  param(v, {"size_bytes", "B", "capacity (with shared_carveout_bytes: the unified L1/shared-memory array)"},
+        size_bytes, 1, std::uint64_t(1) << 32);
+  param(v, {"shared_carveout_bytes", "B", "of size_bytes, the part given to shared memory (the cache holds the rest)"},
+        shared_carveout_bytes, 0, std::uint64_t(1) << 32);
+  param(v, {"line_bytes", "B", "line (tag) size, a power of two"}, line_bytes, 4, 4096);
+  param(v, {"sector_bytes", "B", "sector (valid, dirty and fill unit) size, a power of two dividing line_bytes"},
+        sector_bytes, 4, 4096);
+  param(v, {"ways", "", "associativity (LRU replacement)"}, ways, 1, 64);
+  param(v, {"hit_latency", "cycles", "tag lookup to the data of a hit"}, hit_latency, 0, 100000);
+  param(v, {"miss_latency", "cycles", "tag lookup to the fill request leaving for the next level"}, miss_latency, 0,
+        100000);
+  param(v, {"bytes_per_cycle", "B", "data path: each request's bytes pass it at this rate"}, bytes_per_cycle, 1, 4096);
+  param(v, {"mshrs", "", "misses to distinct lines in flight at once"}, mshrs, 1, 4096);
+  param(v, {"mshr_targets", "requests", "requests waiting on one MSHR at most"}, mshr_targets, 1, 4096);
+  param(v, {"queue_depth", "requests", "requests between acceptance (END_REQ) and response; more wait upstream"},
+        queue_depth, 1, 65536);
+  param_enum(v, {"writes", "", "write policy"}, writes, write_policies);
+  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+}
+
+std::vector<param_issue> cache_params::check() const {
+  std::vector<param_issue> r;
+  auto pow2 = [&](const char* f, unsigned x) {
+    if (x & (x - 1)) r.push_back({f, "a power of two", std::to_string(x)});
+  };
+  pow2("line_bytes", line_bytes);
+  pow2("sector_bytes", sector_bytes);
+  if (sector_bytes > line_bytes)
+    r.push_back({"sector_bytes", "at most line_bytes (" + std::to_string(line_bytes) + ")", std::to_string(sector_bytes)});
+  else if (line_bytes / sector_bytes > 32)
+    r.push_back({"sector_bytes", "at least line_bytes / 32 (" + std::to_string(line_bytes / 32) + ")",
+                 std::to_string(sector_bytes)});
+  if (shared_carveout_bytes >= size_bytes)
+    r.push_back({"shared_carveout_bytes", "less than size_bytes (" + std::to_string(size_bytes) + ")",
+                 std::to_string(shared_carveout_bytes)});
+  else if (capacity() % (std::uint64_t(line_bytes) * ways) != 0)
+    r.push_back({"size_bytes", "size_bytes - shared_carveout_bytes a multiple of line_bytes x ways (" +
+                                   std::to_string(std::uint64_t(line_bytes) * ways) + ")",
+                 std::to_string(capacity())});
+  return r;
+}
+
+// ---------------------------------------------------------------------------- construction
+
+cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stage(name, p.clock_ns, p.ports), p_(p) {
+  throw_if_invalid("cache", p_.check());
+  sectors_per_line_ = p_.line_bytes / p_.sector_bytes;
+  sets_ = p_.capacity() / (std::uint64_t(p_.line_bytes) * p_.ways);
+  lines_.resize(sets_ * p_.ways);
+  mshrs_.resize(p_.mshrs);
+  stats_.add("reads", reads_, "requests", "read requests (atomics included)");
+  stats_.add("writes", writes_, "requests", "write requests");
+  stats_.add("hits", hits_, "requests", "requests whose sectors were all present");
+  stats_.add("misses", misses_, "requests", "requests with a sector of a line not present");
+  stats_.add("sector_misses", sector_misses_, "requests", "requests with a sector missing from a present line");
+  stats_.add("mshr_merges", merged_, "requests", "missing requests that waited only on fills already in flight");
+  stats_.add("evictions", evictions_, "lines", "lines replaced");
+  stats_.add("writebacks", writebacks_, "lines", "dirty lines written back to the next level");
+  stats_.add("fills", fills_, "requests", "fill requests answered by the next level");
+  stats_.add("mshr_stalls", stalls_, "requests", "lookups that found no free MSHR, target or replaceable line, and waited");
+  stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in the input queue, summed");
+  stats_.add_real(
+      "hit_rate", [this] { return reads_.value() + writes_.value() ? double(hits_.value()) / double(reads_.value() + writes_.value()) : 0.0; },
+      "", "hits / requests");
+  stats_.add_real(
+      "mean_latency", [this] { return responses_.value() ? double(latency_sum_.value()) / double(responses_.value()) : 0.0; },
+      "cycles", "mean cycles from a request's arrival to its response");
+}
+
+void cache::attach_trace(trace_sink& sink) {
+  in_flight_sig_.attach(&sink, name(), "requests_in_flight", 16);
+  mshr_sig_.attach(&sink, name(), "mshrs_busy", 16);
+}
+
+// ---------------------------------------------------------------------------- requests
+
+void cache::schedule(request& r) {
+  if (accepted_ >= p_.queue_depth) {
+    entering_.push_back(&r);
+    return;
+  }
+  enter(r, r.arrival);
+}
+
+void cache::enter(request& r, std::uint64_t at) {
+  ++accepted_;
+  queue_wait_ += at - r.arrival;
+  if (!r.lt) end_req_at(r, at);
+  (is_write(*r.gp) ? writes_ : reads_) += 1;
+  lookup(r, at);
+}
+
+void cache::response_sent(request& r) {
+  latency_sum_ += now_cycle() - r.arrival;
+  ++responses_;
+  --accepted_;
+  if (!entering_.empty() && accepted_ < p_.queue_depth) {
+    request* next = entering_.front();
+    entering_.pop_front();
+    enter(*next, now_cycle());
+  }
+}
+
+cache::line* cache::find(std::uint64_t line_address) {
+  const std::uint64_t n = line_address / p_.line_bytes, set = n % sets_, tag = n / sets_;
+  for (unsigned w = 0; w < p_.ways; ++w) {
+    line& l = lines_[set * p_.ways + w];
+    if (l.present && l.tag == tag) return &l;
+  }
+  return nullptr;
+}
+
+// A way for the line: an empty one, else the least recently used without sectors filling
+// (a dirty victim is written back); nullptr when every way is filling.
+bool cache::replaceable(std::uint64_t line_address) const {
+  const std::uint64_t set = line_address / p_.line_bytes % sets_;
+  for (unsigned w = 0; w < p_.ways; ++w) {
+    const line& l = lines_[set * p_.ways + w];
+    if (!l.present || !l.filling) return true;
+  }
+  return false;
+}
+
+cache::line* cache::allocate(std::uint64_t line_address, std::uint64_t at) {
+  const std::uint64_t n = line_address / p_.line_bytes, set = n % sets_, tag = n / sets_;
+  line* victim = nullptr;
+  for (unsigned w = 0; w < p_.ways; ++w) {
+    line& l = lines_[set * p_.ways + w];
+    if (!l.present) {
+      victim = &l;
+      break;
+    }
+    if (!l.filling && (!victim || l.used < victim->used)) victim = &l;
+  }
+  if (!victim) return nullptr;
+  if (victim->present) {
+    ++evictions_;
+    if (victim->dirty) {
+      ++writebacks_;
+      const std::uint64_t addr = (victim->tag * sets_ + set) * p_.line_bytes;
+      issue_own(true, addr, p_.line_bytes, at, nullptr);
+    }
+  }
+  *victim = line{};
+  victim->present = true;
+  victim->tag = tag;
+  return victim;
+}
+
+// The tag lookup of r at cycle `at` (or later, when the tag port is busy): a write through
+// goes on at once; a write back allocates and dirties its sectors (a hit for timing, the
+// array holds the data); a read hits, or waits on fills of its missing sectors (merged with
+// fills in flight). A lookup that needs more MSHRs, targets or replaceable lines than are
+// free waits until a fill frees one.
+void cache::lookup(request& r, std::uint64_t at) {
+  const std::uint64_t t = std::max(at, tag_free_);
+  tag_free_ = t + 1;
+  tlm::tlm_generic_payload& gp = *r.gp;
+  const bool write = is_write(gp) && !gp.get_extension<atomic_extension>();
+  if ((write || gp.get_extension<atomic_extension>()) && p_.writes == write_policy::write_through) {
+    forward_at(r, t);  // (the next level times it; answered() sends the response up)
+    return;
+  }
+  // The request's lines, each with the sectors it touches.
+  blocks_of(gp, p_.sector_bytes, blocks_);
+  std::vector<std::pair<std::uint64_t, unsigned>> wanted;
+  for (const std::uint64_t b : blocks_) {
+    const std::uint64_t la = b * p_.sector_bytes / p_.line_bytes * p_.line_bytes;
+    const unsigned bit = 1u << ((b * p_.sector_bytes - la) / p_.sector_bytes);
+    if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
+    wanted.back().second |= bit;
+  }
+  // Resources first: nothing changes unless the whole request can go on.
+  unsigned new_mshrs = 0, free_mshrs = 0;
+  for (const mshr& m : mshrs_) free_mshrs += !m.busy;
+  for (const auto& [la, mask] : wanted) {
+    line* l = find(la);
+    if (write) {
+      if (!l && !replaceable(la)) new_mshrs = p_.mshrs + 1;
+      continue;
+    }
+    const unsigned missing = l ? mask & ~l->valid : mask;
+    if (!missing) continue;
+    const auto it = std::find_if(mshrs_.begin(), mshrs_.end(), [la = la](const mshr& m) { return m.busy && m.line_address == la; });
+    if (it == mshrs_.end()) ++new_mshrs;
+    else if (it->waiting.size() >= p_.mshr_targets) new_mshrs = p_.mshrs + 1;  // (no room: wait)
+    if (!l && !replaceable(la)) new_mshrs = p_.mshrs + 1;                       // (every way filling: wait)
+  }
+  if (new_mshrs > free_mshrs) {
+    ++stalls_;
+    stalled_.push_back(&r);
+    return;
+  }
+  bool any_line_missing = false, any_sector_missing = false, any_new_fill = false;
+  waiting_info info{0, t + p_.hit_latency};
+  for (const auto& [la, mask] : wanted) {
+    line* l = find(la);
+    if (!l) {
+      l = allocate(la, t);
+      if (!l) {  // (two lines of one request competing for the last way of a set)
+        fault("a request's lines need more ways of one set than are free");
+        return;
+      }
+      if (!write) any_line_missing = true;
+    }
+    l->used = ++stamp_;
+    if (write) {
+      l->valid |= mask;
+      l->dirty |= mask;
+      continue;
+    }
+    const unsigned missing = mask & ~l->valid;
+    if (!missing) continue;
+    if (!any_line_missing) any_sector_missing = true;
+    auto it = std::find_if(mshrs_.begin(), mshrs_.end(), [la = la](const mshr& m) { return m.busy && m.line_address == la; });
+    if (it == mshrs_.end()) {
+      it = std::find_if(mshrs_.begin(), mshrs_.end(), [](const mshr& m) { return !m.busy; });
+      it->busy = true;
+      it->line_address = la;
+      it->sectors = 0;
+      it->waiting.clear();
+      mshr_sig_.set(to_time(t), ++mshrs_busy_);
+    }
+    const unsigned need = missing & ~l->filling;
+    if (need) {  // one fill per run of missing sectors
+      any_new_fill = true;
+      const unsigned idx = static_cast<unsigned>(it - mshrs_.begin());
+      for (unsigned s = 0; s < sectors_per_line_;) {
+        if (!(need >> s & 1u)) {
+          ++s;
+          continue;
+        }
+        unsigned e = s;
+        while (e < sectors_per_line_ && (need >> e & 1u)) ++e;
+        const unsigned run = ((1u << (e - s)) - 1) << s;
+        l->filling |= run;
+        it->sectors |= run;
+        issue_own(false, la + std::uint64_t(s) * p_.sector_bytes, (e - s) * p_.sector_bytes, t + p_.miss_latency,
+                  [this, idx, run](std::uint64_t c) { filled(idx, run, c); });
+        s = e;
+      }
+    }
+    it->waiting.push_back(&r);
+    ++info.lines;
+  }
+  if (info.lines == 0) {
+    ++hits_;
+    serve(r, info.ready);
+    return;
+  }
+  if (any_line_missing) ++misses_;
+  else if (any_sector_missing) ++sector_misses_;
+  if (!any_new_fill) ++merged_;
+  waits_[&r] = info;
+}
+
+// r's data is ready at cycle `ready`: it passes the data path, then goes on to the array
+// marked as served (or, a timing-only request from the level above, is answered here).
+void cache::serve(request& r, std::uint64_t ready) {
+  const std::uint64_t occupancy = (std::max<std::uint64_t>(r.gp->get_data_length(), 1) + p_.bytes_per_cycle - 1) / p_.bytes_per_cycle;
+  const std::uint64_t start = std::max(ready, data_free_);
+  data_free_ = start + occupancy;
+  const std::uint64_t done = start + occupancy;
+  const auto* h = r.gp->get_extension<hierarchy_extension>();
+  if (h && h->timing_only) {  // answered here: no data moves
+    r.gp->set_response_status(tlm::TLM_OK_RESPONSE);
+    respond_at(r, done);
+    return;
+  }
+  mark_serviced(r);
+  forward_at(r, done);
+}
+
+// A fill of MSHR m's `sectors` came at cycle `at`: they are valid, and the requests waiting
+// on the line whose sectors are all in are served.
+void cache::filled(unsigned m, unsigned sectors, std::uint64_t at) {
+  ++fills_;
+  mshr& e = mshrs_[m];
+  line* l = find(e.line_address);
+  if (l) {
+    l->valid |= sectors;
+    l->filling &= ~sectors;
+  }
+  e.sectors &= ~sectors;
+  auto& waits = waits_;
+  std::vector<request*> still;
+  for (request* r : e.waiting) {
+    // (Its sectors of this line: those it touches; all in once none of them is filling.)
+    blocks_of(*r->gp, p_.sector_bytes, blocks_);
+    unsigned mask = 0;
+    for (const std::uint64_t b : blocks_) {
+      const std::uint64_t la = b * p_.sector_bytes / p_.line_bytes * p_.line_bytes;
+      if (la == e.line_address) mask |= 1u << ((b * p_.sector_bytes - la) / p_.sector_bytes);
+    }
+    if (l && (mask & ~l->valid)) {
+      still.push_back(r);
+      continue;
+    }
+    waiting_info& w = waits[r];
+    w.ready = std::max(w.ready, at);
+    if (--w.lines == 0) {
+      const std::uint64_t ready = w.ready;
+      waits.erase(r);
+      serve(*r, ready);
+    }
+  }
+  e.waiting = std::move(still);
+  if (!e.sectors && e.waiting.empty()) {
+    e.busy = false;
+    mshr_sig_.set(to_time(at), --mshrs_busy_);
+    retry(at);
+  }
+}
+
+void cache::retry(std::uint64_t at) {
+  std::deque<request*> again;
+  again.swap(stalled_);
+  for (request* r : again) lookup(*r, at);
+}
+
+}  // namespace flynn

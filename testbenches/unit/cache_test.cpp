@@ -1,0 +1,227 @@
+// Cache level tests through the platform: a traffic generator (AT) in front of a cache, the
+// DRAM stage (refresh off) behind it, a one-cycle data array last. Hits, misses and sector
+// misses, MSHR merges and limits, LRU, write-back and write-through, the input queue, the
+// data path's bandwidth and the shared-memory carve-out, each from the mechanism's timing.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "flynn/memory/cache.h"
+#include "flynn/platform/platform.h"
+#include "flynn/platform/stats_writer.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// With the defaults: a hit is the hit latency (20), the data path (1 cycle for up to 64 B)
+// and the array (1): 22. A miss sends its fill 2 cycles after the lookup; the DRAM stage
+// answers a row miss without an array cycle (the fill moves no data) 26 cycles later; then
+// the data path and the array: 2 + 26 + 1 + 1 = 30.
+constexpr double hit = 20 + 1 + 1;
+constexpr double miss = 2 + 26 + 1 + 1;
+
+struct fixture {
+  fs::path dir;
+  flynn::module_registry reg;
+  flynn::scenario_doc sd;
+  std::unique_ptr<flynn::platform> p;
+
+  fixture(json streams, json cache, json gen = json::object()) {
+    dir = fs::temp_directory_path() / ("flynn-cache-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    json g = {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1}, {"streams", streams}};
+    g.merge_patch(gen);
+    cache["type"] = "cache";
+    json s = {{"name", "t"},
+              {"clock_ns", 1.0},
+              {"max_cycles", 10000000},
+              {"modules",
+               {{"gen", g},
+                {"l2", cache},
+                {"dram", {{"type", "dram"}, {"refresh", false}}},
+                {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
+                         {"latency", 1}, {"bank_busy", 1}}}}},
+              {"bindings", json::array({json::array({"gen.out", "l2.port0"}), json::array({"l2.down", "dram.port0"}),
+                                        json::array({"dram.down", "mem.port0"})})}};
+    std::ofstream(dir / "s.json") << s.dump(2);
+    sd = flynn::load_scenario_doc((dir / "s.json").string());
+    flynn::register_builtin_modules(reg);
+  }
+  ~fixture() { fs::remove_all(dir); }
+  void run() {
+    p = std::make_unique<flynn::platform>(sd, reg);
+    const auto r = p->run(10000000);
+    INFO(r.message);
+    REQUIRE_FALSE(r.failed());
+  }
+  json stats(const std::string& m = "l2") const { return flynn::stats_to_json(p->find(m)->stats()); }
+  double latency() const { return stats("gen")["latency"]["mean"].get<double>(); }
+};
+
+json reads(std::uint64_t base, std::int64_t stride, unsigned count, unsigned size = 32) {
+  return {{"kind", "linear"}, {"base", base}, {"stride", stride}, {"count", count}, {"size", size}};
+}
+json writes(std::uint64_t base, std::int64_t stride, unsigned count, unsigned size = 32) {
+  json w = reads(base, stride, count, size);
+  w["write"] = true;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("cache: a miss fills its sector from the next level, the next read of it hits") {
+  fixture f({reads(0, 0, 2)}, json::object());
+  f.run();
+  const json s = f.stats();
+  CHECK(s["misses"] == 1);
+  CHECK(s["hits"] == 1);
+  CHECK(s["fills"] == 1);
+  CHECK(f.latency() == Approx((miss + hit) / 2));
+}
+
+TEST_CASE("cache: another sector of a present line is a sector miss: only that sector is filled") {
+  fixture f({reads(0, 32, 2)}, json::object());
+  f.run();
+  const json s = f.stats();
+  CHECK(s["misses"] == 1);
+  CHECK(s["sector_misses"] == 1);
+  CHECK(s["fills"] == 2);
+  CHECK(f.stats("dram")["bytes"] == 64);  // two sectors, not two lines
+}
+
+TEST_CASE("cache: a miss to a sector already filling waits on that fill (MSHR merge)") {
+  fixture f({reads(0, 0, 2)}, json::object(), {{"max_outstanding", 2}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["fills"] == 1);
+  CHECK(s["mshr_merges"] == 1);
+  CHECK(s["hits"] == 0);
+}
+
+TEST_CASE("cache: with one MSHR a miss to another line waits for the first fill") {
+  // Two lines, sent at cycles 0 and 1: the second lookup finds the one MSHR busy and waits
+  // until the first fill comes (cycle 28), then misses itself; its fill hits the DRAM row
+  // the first opened (4 + 7 + 4 and the back end 4: 19): 28 + 2 + 19 + 1 + 1 = 51, 50
+  // cycles after it was sent.
+  fixture f({reads(0, 128, 2)}, {{"mshrs", 1}}, {{"max_outstanding", 2}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["mshr_stalls"] == 1);
+  CHECK(s["misses"] == 2);
+  CHECK(f.latency() == Approx((miss + 50) / 2));
+}
+
+TEST_CASE("cache: LRU replaces the least recently used way") {
+  // One set of 2 ways (256 B): A, B, A, C (evicts B), A hits, B misses again.
+  fixture f({reads(0, 0, 1), reads(128, 0, 1), reads(0, 0, 1), reads(256, 0, 1), reads(0, 0, 1), reads(128, 0, 1)},
+            {{"size_bytes", 256}, {"ways", 2}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["evictions"] == 2);  // B by C, then A or C by B: C (A was used after it)
+  CHECK(s["hits"] == 2);       // the second and the third A
+  CHECK(s["misses"] == 4);
+}
+
+TEST_CASE("cache: write-back: writes allocate and dirty, a dirty victim is written back") {
+  // One way per set, 2 sets: a write to 0, a read of 0 (hit), a read of 256 (same set:
+  // evicts the dirty line, written back as 128 bytes).
+  fixture f({writes(0, 0, 1), reads(0, 0, 1), reads(256, 0, 1)}, {{"size_bytes", 256}, {"ways", 1}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["hits"] == 2);
+  CHECK(s["writebacks"] == 1);
+  CHECK(f.stats("dram")["writes"] == 1);
+  CHECK(f.stats("dram")["bytes"] == 32 + 128);  // the read's fill and the write-back
+}
+
+TEST_CASE("cache: write-through: writes go on at once and allocate nothing") {
+  fixture f({writes(0, 0, 1), reads(0, 0, 1)}, {{"writes", "write_through"}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["hits"] == 0);
+  CHECK(s["misses"] == 1);
+  CHECK(f.stats("dram")["writes"] == 1);
+}
+
+TEST_CASE("cache: the data path passes bytes_per_cycle a cycle") {
+  // 128 bytes on a 16-byte path: 8 cycles. The hit: 20 + 8 + 1 = 29. The miss: its four
+  // sectors in one fill, four bursts back to back on one pseudo-channel after the ACT
+  // (4 + 7 + 7 + 4 x 4, and the back end 4: 38), then 2 + 38 + 8 + 1 = 49.
+  fixture f({reads(0, 0, 1, 128), reads(0, 0, 1, 128)}, {{"bytes_per_cycle", 16}});
+  f.run();
+  CHECK(f.stats()["hits"] == 1);
+  CHECK(f.latency() == Approx((49 + 29) / 2.0));
+}
+
+TEST_CASE("cache: a queue of one request holds the next back until the response") {
+  fixture f({reads(0, 0, 4)}, {{"queue_depth", 1}}, {{"max_outstanding", 4}});
+  f.run();
+  CHECK(f.stats()["queue_wait_cycles"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("cache: the shared-memory carve-out leaves the rest to the cache") {
+  // 2 passes over 8 KB: with 16 KB of cache the second pass hits; with 12 of them given to
+  // shared memory (4 KB left) every access misses.
+  json pass = reads(0, 32, 256);
+  fixture f({pass, pass}, {{"size_bytes", 16384}, {"ways", 4}, {"shared_carveout_bytes", 12288}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["hits"] == 0);
+  CHECK(s["evictions"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("cache: without a carve-out the same passes hit the second time") {
+  json pass = reads(0, 32, 256);
+  fixture f({pass, pass}, {{"size_bytes", 16384}, {"ways", 4}});
+  f.run();
+  CHECK(f.stats()["hits"] == 256);
+}
+
+TEST_CASE("cache: parameters that do not fit together are refused") {
+  flynn::cache_params p;
+  p.sector_bytes = 256;  // more than a line
+  p.shared_carveout_bytes = p.size_bytes;
+  const auto issues = p.check();
+  REQUIRE(issues.size() == 2);
+  CHECK(issues[0].field == "sector_bytes");
+  CHECK(issues[1].field == "shared_carveout_bytes");
+}
+
+TEST_CASE("cache: two levels: the L1's served requests pass the L2 uncounted, its fills are the L2's requests") {
+  // L1 (write-through) -> L2 -> DRAM -> array; reads of two lines, then of the first again.
+  // The second read of line 0 hits in the L1; the L2 sees only the L1's two fills.
+  fs::path dir = fs::temp_directory_path() / ("flynn-cache2-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  json s = {{"name", "t"},
+            {"clock_ns", 1.0},
+            {"modules",
+             {{"gen", {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1},
+                       {"streams", json::array({reads(0, 32768, 2), reads(0, 0, 1)})}}},
+              {"l1", {{"type", "cache"}, {"writes", "write_through"}}},
+              {"l2", {{"type", "cache"}}},
+              {"dram", {{"type", "dram"}, {"refresh", false}}},
+              {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
+                       {"latency", 1}, {"bank_busy", 1}}}}},
+            {"bindings", json::array({json::array({"gen.out", "l1.port0"}), json::array({"l1.down", "l2.port0"}),
+                                      json::array({"l2.down", "dram.port0"}), json::array({"dram.down", "mem.port0"})})}};
+  std::ofstream(dir / "s.json") << s.dump(2);
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  flynn::platform p(flynn::load_scenario_doc((dir / "s.json").string()), reg);
+  const auto r = p.run(1000000);
+  fs::remove_all(dir);
+  INFO(r.message);
+  REQUIRE_FALSE(r.failed());
+  const json l1 = flynn::stats_to_json(p.find("l1")->stats());
+  const json l2 = flynn::stats_to_json(p.find("l2")->stats());
+  CHECK(l1["reads"] == 3);
+  CHECK(l1["misses"] == 2);
+  CHECK(l1["hits"] == 1);
+  CHECK(l2["reads"] == 2);
+  CHECK(l2["misses"] == 2);
+  CHECK(flynn::stats_to_json(p.find("mem")->stats())["reads"] == 3);  // every read reaches the array once
+}
