@@ -3,6 +3,7 @@
 #include "flynn/gmma/mma_engine.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/memory/cache.h"
+#include "flynn/memory/crossbar.h"
 #include "flynn/memory/dram.h"
 #include "flynn/regfile/register_file.h"
 #include "flynn/simt/simt_core.h"
@@ -20,6 +21,9 @@ void register_builtin_modules(module_registry& r) {
   r.add<cache>("cache",
                "cache level (L1, L2 slice): sectored set-associative tags, LRU, MSHRs, write-back or write-through, "
                "bounded queue; serves hits and filled misses to the data array behind the hierarchy");
+  r.add<crossbar>("crossbar",
+                  "crossbar to the slices of a sliced cache: address hashing, link bandwidth each way, latency, "
+                  "near/far partitions");
   r.add<dram>("dram",
               "DRAM timing stage (HBM-class): pseudo-channels, bank groups, banks, rows, refresh, bounded queues; "
               "forwards each request to the data array behind it when its data moves");

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Sensitivity of the DRAM timing stage's figures (scenarios/memory/dram_*.json) to its
-# parameters, from first principles:
+# Sensitivity of the memory hierarchy's figures (scenarios/memory/dram_*.json and
+# hierarchy_sliced.json) to their parameters, from first principles:
 #   1. the pointer chase waits for every load: each cycle of tCL adds a cycle per load (256);
 #   2. the row-conflict chase pays tRP on every conflict (29), the row-hit chase almost never;
 #   3. refresh off is faster, by at most tRFC per refresh the run met;
 #   4. a closed-page policy turns the chase's row hits into misses: tRCD more per hop;
-#   5. each run passes its golden check (data moves at the cycle the stage hands it on).
+#   5. the crossbar's latency: one warp of vecadd through L1, crossbar, L2 slices and DRAM
+#      (refresh off): 90 more cycles each way add 180 to every global load's latency, and,
+#      each access waiting for the one before (one instruction in flight), 180 to the run
+#      for each of the 768 accesses;
+#   6. each run passes its golden check (data moves at the cycle the stage hands it on).
 #   usage: dram_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -45,5 +49,14 @@ check "chase, closed pages: no row hits" "$(stat chase_closed top.dram.row_hits)
 check "chase, closed pages: tRCD (7) more on each of the open-page chase's row hits" \
   "$(stat chase_closed cycles) - $(stat chase cycles) == $(stat chase top.dram.row_hits) * 7"
 
-[ $fail -eq 0 ] && echo "all DRAM sensitivity checks hold"
+# 5. Crossbar latency.
+H="$M/hierarchy_sliced.json"
+run x10 "$H" --set modules.sm.max_warps=1 --set modules.dram.refresh=false --set modules.xbar.latency=10
+run x100 "$H" --set modules.sm.max_warps=1 --set modules.dram.refresh=false --set modules.xbar.latency=100
+check "crossbar latency 10 -> 100: each global load waits 2 x 90 more" \
+  "abs($(stat x100 top.sm.global_load_latency) - $(stat x10 top.sm.global_load_latency) - 180) < 1e-9"
+check "crossbar latency 10 -> 100: the one-warp run grows by 180 for each of its 768 accesses" \
+  "$(stat x100 cycles) - $(stat x10 cycles) == 768 * 180"
+
+[ $fail -eq 0 ] && echo "all memory-hierarchy sensitivity checks hold"
 exit $fail

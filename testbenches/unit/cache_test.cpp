@@ -3,16 +3,10 @@
 // misses, MSHR merges and limits, LRU, write-back and write-through, the input queue, the
 // data path's bandwidth and the shared-memory carve-out, each from the mechanism's timing.
 #include <catch2/catch.hpp>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "flynn/memory/cache.h"
-#include "flynn/platform/platform.h"
-#include "flynn/platform/stats_writer.h"
+#include "json_platform.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -25,14 +19,9 @@ constexpr double hit = 20 + 1 + 1;
 constexpr double miss = 2 + 26 + 1 + 1;
 
 struct fixture {
-  fs::path dir;
-  flynn::module_registry reg;
-  flynn::scenario_doc sd;
-  std::unique_ptr<flynn::platform> p;
+  std::unique_ptr<flynn_test::json_platform> p;
 
   fixture(json streams, json cache, json gen = json::object()) {
-    dir = fs::temp_directory_path() / ("flynn-cache-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
     json g = {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1}, {"streams", streams}};
     g.merge_patch(gen);
     cache["type"] = "cache";
@@ -45,20 +34,12 @@ struct fixture {
                 {"dram", {{"type", "dram"}, {"refresh", false}}},
                 {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
                          {"latency", 1}, {"bank_busy", 1}}}}},
-              {"bindings", json::array({json::array({"gen.out", "l2.port0"}), json::array({"l2.down", "dram.port0"}),
-                                        json::array({"dram.down", "mem.port0"})})}};
-    std::ofstream(dir / "s.json") << s.dump(2);
-    sd = flynn::load_scenario_doc((dir / "s.json").string());
-    flynn::register_builtin_modules(reg);
+              {"bindings", flynn_test::bindings({{"gen.out", "l2.port0"}, {"l2.down", "dram.port0"},
+                                                 {"dram.down", "mem.port0"}})}};
+    p = std::make_unique<flynn_test::json_platform>(s);
   }
-  ~fixture() { fs::remove_all(dir); }
-  void run() {
-    p = std::make_unique<flynn::platform>(sd, reg);
-    const auto r = p->run(10000000);
-    INFO(r.message);
-    REQUIRE_FALSE(r.failed());
-  }
-  json stats(const std::string& m = "l2") const { return flynn::stats_to_json(p->find(m)->stats()); }
+  void run() { p->run(); }
+  json stats(const std::string& m = "l2") const { return p->stats(m); }
   double latency() const { return stats("gen")["latency"]["mean"].get<double>(); }
 };
 
@@ -194,8 +175,6 @@ TEST_CASE("cache: parameters that do not fit together are refused") {
 TEST_CASE("cache: two levels: the L1's served requests pass the L2 uncounted, its fills are the L2's requests") {
   // L1 (write-through) -> L2 -> DRAM -> array; reads of two lines, then of the first again.
   // The second read of line 0 hits in the L1; the L2 sees only the L1's two fills.
-  fs::path dir = fs::temp_directory_path() / ("flynn-cache2-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   json s = {{"name", "t"},
             {"clock_ns", 1.0},
             {"modules",
@@ -206,22 +185,16 @@ TEST_CASE("cache: two levels: the L1's served requests pass the L2 uncounted, it
               {"dram", {{"type", "dram"}, {"refresh", false}}},
               {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
                        {"latency", 1}, {"bank_busy", 1}}}}},
-            {"bindings", json::array({json::array({"gen.out", "l1.port0"}), json::array({"l1.down", "l2.port0"}),
-                                      json::array({"l2.down", "dram.port0"}), json::array({"dram.down", "mem.port0"})})}};
-  std::ofstream(dir / "s.json") << s.dump(2);
-  flynn::module_registry reg;
-  flynn::register_builtin_modules(reg);
-  flynn::platform p(flynn::load_scenario_doc((dir / "s.json").string()), reg);
-  const auto r = p.run(1000000);
-  fs::remove_all(dir);
-  INFO(r.message);
-  REQUIRE_FALSE(r.failed());
-  const json l1 = flynn::stats_to_json(p.find("l1")->stats());
-  const json l2 = flynn::stats_to_json(p.find("l2")->stats());
+            {"bindings", flynn_test::bindings({{"gen.out", "l1.port0"}, {"l1.down", "l2.port0"},
+                                               {"l2.down", "dram.port0"}, {"dram.down", "mem.port0"}})}};
+  flynn_test::json_platform p(s);
+  p.run(1000000);
+  const json l1 = p.stats("l1");
+  const json l2 = p.stats("l2");
   CHECK(l1["reads"] == 3);
   CHECK(l1["misses"] == 2);
   CHECK(l1["hits"] == 1);
   CHECK(l2["reads"] == 2);
   CHECK(l2["misses"] == 2);
-  CHECK(flynn::stats_to_json(p.find("mem")->stats())["reads"] == 3);  // every read reaches the array once
+  CHECK(p.stats("mem")["reads"] == 3);  // every read reaches the array once
 }

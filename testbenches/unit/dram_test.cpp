@@ -3,16 +3,10 @@
 // page policy, bandwidth from the pseudo-channels, bounded queues and tFAW, each from the
 // mechanism's own timing.
 #include <catch2/catch.hpp>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "flynn/memory/dram.h"
-#include "flynn/platform/platform.h"
-#include "flynn/platform/stats_writer.h"
+#include "json_platform.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -24,15 +18,10 @@ constexpr double miss = hit + 7;           // ACT first: 27
 constexpr double conflict = miss + 7;      // PRE, then ACT: 34
 
 struct fixture {
-  fs::path dir;
-  flynn::module_registry reg;
-  flynn::scenario_doc sd;
-  std::unique_ptr<flynn::platform> p;
+  std::unique_ptr<flynn_test::json_platform> p;
 
   // `streams`: the generator's request streams; `dram`: the stage's parameters.
   fixture(json streams, json dram, json gen = json::object()) {
-    dir = fs::temp_directory_path() / ("flynn-dram-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
     json g = {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1}, {"streams", streams}};
     g.merge_patch(gen);
     dram["type"] = "dram";
@@ -44,20 +33,11 @@ struct fixture {
                 {"dram", dram},
                 {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
                          {"latency", 1}, {"bank_busy", 1}}}}},
-              {"bindings", json::array({json::array({"gen.out", "dram.port0"}), json::array({"dram.down", "mem.port0"})})}};
-    std::ofstream(dir / "s.json") << s.dump(2);
-    sd = flynn::load_scenario_doc((dir / "s.json").string());
-    flynn::register_builtin_modules(reg);
+              {"bindings", flynn_test::bindings({{"gen.out", "dram.port0"}, {"dram.down", "mem.port0"}})}};
+    p = std::make_unique<flynn_test::json_platform>(s);
   }
-  ~fixture() { fs::remove_all(dir); }
-  flynn::run_result run() {
-    p = std::make_unique<flynn::platform>(sd, reg);
-    auto r = p->run(10000000);
-    INFO(r.message);
-    REQUIRE_FALSE(r.failed());
-    return r;
-  }
-  json stats(const std::string& m = "dram") const { return flynn::stats_to_json(p->find(m)->stats()); }
+  void run() { p->run(); }
+  json stats(const std::string& m = "dram") const { return p->stats(m); }
 };
 
 // One read of 32 bytes at `address`.
@@ -229,8 +209,6 @@ TEST_CASE("dram: two ports are served in arrival order, then by port number") {
   // Both ask for other rows of bank 0 at cycle 0 (port 1's generator is declared, and runs,
   // first): port 0's opens its row (a miss, 27), port 1's then needs PRE, not before the ACT
   // at 4 + tRAS (21), and ACT at 28, read at 35, data by 46, array 47, back end 51.
-  fs::path dir = fs::temp_directory_path() / ("flynn-dram2-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   auto gen = [](std::uint64_t base) {
     return json{{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1},
                 {"streams", json::array({json{{"kind", "linear"}, {"base", base}, {"stride", 0}, {"count", 1}, {"size", 32}}})}};
@@ -243,18 +221,12 @@ TEST_CASE("dram: two ports are served in arrival order, then by port number") {
               {"dram", {{"type", "dram"}, {"ports", 2}, {"refresh", false}}},
               {"mem", {{"type", "banked_memory"}, {"size_bytes", 1 << 20}, {"word_bytes", 4}, {"banks", 64},
                        {"latency", 1}, {"bank_busy", 1}}}}},
-            {"bindings", json::array({json::array({"g1.out", "dram.port1"}), json::array({"g0.out", "dram.port0"}),
-                                      json::array({"dram.down", "mem.port0"})})}};
-  std::ofstream(dir / "s.json") << s.dump(2);
-  flynn::module_registry reg;
-  flynn::register_builtin_modules(reg);
-  flynn::platform p(flynn::load_scenario_doc((dir / "s.json").string()), reg);
-  const auto r = p.run(1000000);
-  fs::remove_all(dir);
-  REQUIRE_FALSE(r.failed());
-  const json d = flynn::stats_to_json(p.find("dram")->stats());
+            {"bindings", flynn_test::bindings({{"g1.out", "dram.port1"}, {"g0.out", "dram.port0"}, {"dram.down", "mem.port0"}})}};
+  flynn_test::json_platform p(s);
+  p.run(1000000);
+  const json d = p.stats("dram");
   CHECK(d["row_misses"] == 1);
   CHECK(d["row_conflicts"] == 1);
   CHECK(d["mean_latency"].get<double>() == Approx((miss + 51) / 2));
-  CHECK(flynn::stats_to_json(p.find("g0")->stats())["latency"]["mean"].get<double>() == Approx(miss));
+  CHECK(p.stats("g0")["latency"]["mean"].get<double>() == Approx(miss));
 }

@@ -274,8 +274,11 @@ void cache::lookup(request& r, std::uint64_t at) {
 // marked as served (or, a timing-only request from the level above, is answered here).
 void cache::serve(request& r, std::uint64_t ready) {
   const std::uint64_t occupancy = (std::max<std::uint64_t>(r.gp->get_data_length(), 1) + p_.bytes_per_cycle - 1) / p_.bytes_per_cycle;
-  const std::uint64_t start = std::max(ready, data_free_);
-  data_free_ = start + occupancy;
+  // (The data path keeps a calendar: a hit's data, ready hit_latency after its lookup, may
+  // be booked before a fill that comes earlier serves its waiting requests.)
+  const std::uint64_t start = data_path_.first_free(ready, occupancy);
+  data_path_.book(start, start + occupancy);
+  data_path_.forget_before(now_cycle());
   const std::uint64_t done = start + occupancy;
   const auto* h = r.gp->get_extension<hierarchy_extension>();
   if (h && h->timing_only) {  // answered here: no data moves

@@ -27,9 +27,25 @@ struct timing_stage::port_adapter final : tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override { return s->transport_dbg(gp); }
 };
 
-timing_stage::timing_stage(const sc_core::sc_module_name& name, double clock_ns, unsigned ports)
-    : module(name, clock_ns), down("down") {
-  down.bind(*this);
+struct timing_stage::output_adapter final : tlm::tlm_bw_transport_if<> {
+  timing_stage* s;
+  unsigned index;
+  output_adapter(timing_stage* m, unsigned i) : s(m), index(i) {}
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t) override {
+    return s->nb_transport_bw(index, gp, ph, t);
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}  // (no DMI kept)
+};
+
+timing_stage::timing_stage(const sc_core::sc_module_name& name, double clock_ns, unsigned ports, unsigned outputs)
+    : module(name, clock_ns) {
+  for (unsigned o = 0; o < outputs; ++o) {
+    const std::string n = outputs == 1 ? "down" : "down" + std::to_string(o);
+    downs_.push_back(std::make_unique<tlm::tlm_initiator_socket<32>>(n.c_str()));
+    output_adapters_.push_back(std::make_unique<output_adapter>(this, o));
+    downs_.back()->bind(*output_adapters_.back());
+  }
+  down_q_.resize(outputs);
   for (unsigned i = 0; i < ports; ++i) {
     const std::string n = "port" + std::to_string(i);
     sockets_.push_back(std::make_unique<tlm::tlm_target_socket<32>>(n.c_str()));
@@ -59,6 +75,7 @@ timing_stage::~timing_stage() {
 }
 
 tlm::tlm_target_socket<32>& timing_stage::port(unsigned i) { return *sockets_.at(i); }
+tlm::tlm_initiator_socket<32>& timing_stage::output(unsigned i) { return *downs_.at(i); }
 
 std::string timing_stage::pending_work() const {
   if (!in_flight_ && pending_.empty()) return {};
@@ -130,7 +147,7 @@ void timing_stage::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_c
   finish_request(r);
 }
 
-unsigned timing_stage::transport_dbg(tlm::tlm_generic_payload& gp) { return down->transport_dbg(gp); }
+unsigned timing_stage::transport_dbg(tlm::tlm_generic_payload& gp) { return (*downs_[route(gp)])->transport_dbg(gp); }
 
 timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival,
                                                  bool lt) {
@@ -226,7 +243,10 @@ void timing_stage::arbitrate() {
 // ---------------------------------------------------------------------------- timed actions
 
 void timing_stage::end_req_at(request& r, std::uint64_t cycle) { at(cycle, action::end_req, &r); }
-void timing_stage::forward_at(request& r, std::uint64_t cycle) { at(cycle, action::send_down, &r); }
+void timing_stage::forward_at(request& r, std::uint64_t cycle) {
+  r.out = route(*r.gp);
+  at(cycle, action::send_down, &r);
+}
 void timing_stage::respond_at(request& r, std::uint64_t cycle) { at(cycle, action::respond, &r); }
 
 void timing_stage::mark_serviced(request& r) {
@@ -261,7 +281,8 @@ void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length,
   r->mark.timing_only = true;
   r->mark.write = write;
   raw->set_extension(&r->mark);
-  forward_at(*r, cycle);
+  r->out = 0;
+  at(cycle, action::send_down, r);
 }
 
 void timing_stage::at(std::uint64_t cycle, action what, request* r) {
@@ -285,8 +306,8 @@ void timing_stage::run_actions() {
         break;
       }
       case action::send_down:
-        down_q_.push(r.gp, sc_core::sc_time_stamp());
-        send_down();
+        down_q_[r.out].push(r.gp, sc_core::sc_time_stamp());
+        send_down(r.out);
         break;
       case action::respond:
         if (r.lt) {
@@ -336,9 +357,9 @@ void timing_stage::send_response(unsigned port) {
 
 // ---------------------------------------------------------------------------- downstream
 
-void timing_stage::send_down() {
-  down_q_.send(
-      down, owed_, [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& when) { down_answered(request_of(gp), when); },
+void timing_stage::send_down(unsigned o) {
+  down_q_[o].send(
+      *downs_[o], owed_, [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& when) { down_answered(request_of(gp), when); },
       [this] { fault("the next level answered BEGIN_REQ with a phase the base protocol does not allow"); });
 }
 
@@ -364,16 +385,16 @@ void timing_stage::down_answered(request* r, const sc_core::sc_time& when) {
   answered(*r, c);
 }
 
-tlm::tlm_sync_enum timing_stage::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+tlm::tlm_sync_enum timing_stage::nb_transport_bw(unsigned o, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                                  sc_core::sc_time& delay) {
   if (ph == tlm::END_REQ) {
-    if (down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay)) send_down();
+    if (down_q_[o].end_req(&gp, sc_core::sc_time_stamp() + delay)) send_down(o);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    down_q_.end_req(&gp, sc_core::sc_time_stamp() + delay);  // (an implicit END_REQ)
+    down_q_[o].end_req(&gp, sc_core::sc_time_stamp() + delay);  // (an implicit END_REQ)
     down_answered(request_of(&gp), sc_core::sc_time_stamp() + delay);
-    send_down();
+    send_down(o);
     ph = tlm::END_RESP;
     return tlm::TLM_COMPLETED;
   }

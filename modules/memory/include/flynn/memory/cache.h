@@ -14,6 +14,7 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/memory/occupancy_calendar.h"
 #include "flynn/memory/timing_stage.h"
 
 namespace flynn {
@@ -90,7 +91,8 @@ class cache : public timing_stage {
   unsigned sectors_per_line_ = 4;
   std::vector<line> lines_;  // sets_ x ways
   std::vector<mshr> mshrs_;
-  std::uint64_t tag_free_ = 0, data_free_ = 0, stamp_ = 0;
+  std::uint64_t tag_free_ = 0, stamp_ = 0;
+  occupancy_calendar data_path_;
   unsigned accepted_ = 0;             // requests between acceptance and response
   std::deque<request*> entering_;     // waiting for room in the queue
   std::deque<request*> stalled_;      // waiting for an MSHR or a line to replace

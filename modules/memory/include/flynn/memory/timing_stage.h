@@ -28,19 +28,20 @@
 #include "flynn/tlm/begin_request.h"
 #include "flynn/tlm/hierarchy_extension.h"
 #include "flynn/tlm/memory_manager.h"
-#include "flynn/tlm/no_dmi_initiator.h"
 
 namespace flynn {
 
-class timing_stage : public module, public no_dmi_initiator {
+class timing_stage : public module {
  public:
-  tlm::tlm_initiator_socket<32> down;  // to the next stage or the data array
-
-  timing_stage(const sc_core::sc_module_name& name, double clock_ns, unsigned ports);
+  // `outputs` initiator sockets to the next stage or the data array: "down" when there is
+  // one, else down0, down1, ...
+  timing_stage(const sc_core::sc_module_name& name, double clock_ns, unsigned ports, unsigned outputs = 1);
   ~timing_stage() override;
 
   tlm::tlm_target_socket<32>& port(unsigned i);
+  tlm::tlm_initiator_socket<32>& output(unsigned i);
   unsigned port_count() const { return static_cast<unsigned>(sockets_.size()); }
+  unsigned output_count() const { return static_cast<unsigned>(downs_.size()); }
   std::string pending_work() const override;
 
  protected:
@@ -48,6 +49,7 @@ class timing_stage : public module, public no_dmi_initiator {
     tlm::tlm_generic_payload* gp = nullptr;
     unsigned port = 0;
     std::uint64_t arrival = 0, seq = 0;
+    unsigned out = 0;  // the output it goes down through
     bool lt = false, answered = false, own = false, serviced = false;
     std::uint64_t tag = 0;                        // the stage's own use
     std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
@@ -63,19 +65,24 @@ class timing_stage : public module, public no_dmi_initiator {
   virtual void answered(request& r, std::uint64_t at) { respond_at(r, at); }
   // The least cycles from arrival to response here (a promise to initiators that ask).
   virtual std::uint64_t least_latency() const = 0;
+  // The output a payload goes down through (served requests and debug accesses too).
+  virtual unsigned route(const tlm::tlm_generic_payload& gp) const {
+    (void)gp;
+    return 0;
+  }
   // The response of a request schedule() took has gone up (BEGIN_RESP sent, or an LT call
   // answered); r is then recycled.
   virtual void response_sent(request& r) { (void)r; }
 
   void end_req_at(request& r, std::uint64_t cycle);
-  void forward_at(request& r, std::uint64_t cycle);
+  void forward_at(request& r, std::uint64_t cycle);  // through output route(*r.gp)
   void respond_at(request& r, std::uint64_t cycle);
   // Marks r's payload as served by this level (for the levels below) until its response.
   void mark_serviced(request& r);
   // A request of the stage's own to the next level at `cycle` (timed as a read or a write;
   // no data moves): `done` gets the cycle its answer comes.
   void issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
-                 std::function<void(std::uint64_t)> done);
+                 std::function<void(std::uint64_t)> done);  // through output 0
   // The bytes r touches, as `block`-aligned block numbers in order, each once (its lanes'
   // elements, or its address range).
   static void blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t block, std::vector<std::uint64_t>& out);
@@ -87,18 +94,19 @@ class timing_stage : public module, public no_dmi_initiator {
 
  private:
   struct port_adapter;
+  struct output_adapter;
   tlm::tlm_sync_enum nb_transport_fw(unsigned port, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& delay);
   void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
-                                     sc_core::sc_time& delay) override;
+  tlm::tlm_sync_enum nb_transport_bw(unsigned output, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
+                                     sc_core::sc_time& delay);
   request* new_request(tlm::tlm_generic_payload& gp, unsigned port, std::uint64_t arrival, bool lt);
   void finish_request(request* r);
   request* request_of(const tlm::tlm_generic_payload* gp) const;
   void arbitrate();
   void wake_arbiter(std::uint64_t cycle);
-  void send_down();
+  void send_down(unsigned output);
   void down_answered(request* r, const sc_core::sc_time& when);
   void send_response(unsigned port);
 
@@ -123,7 +131,9 @@ class timing_stage : public module, public no_dmi_initiator {
   sc_core::sc_time arbiter_at_ = sc_core::SC_ZERO_TIME;
   bool settled_ = false;
   std::priority_queue<timed, std::vector<timed>, std::greater<timed>> actions_;
-  at_request_queue down_q_;
+  std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> downs_;
+  std::vector<std::unique_ptr<output_adapter>> output_adapters_;
+  std::vector<at_request_queue> down_q_;  // per output
   end_resp_sender owed_;
   std::vector<std::deque<request*>> responses_;  // per port: ready to go up, oldest first
   std::vector<request*> resp_open_;               // per port: the response awaiting END_RESP

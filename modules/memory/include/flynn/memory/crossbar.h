@@ -1,0 +1,66 @@
+// A crossbar between initiators (SMs) and the slices of a sliced cache (or memory
+// channels): each request goes to the output its address hashes to, over its input link
+// and the output's link, each passing a limited number of bytes per cycle, after the
+// crossbar's latency, and a far partition's extra latency when the input and the output
+// sit in different partitions (the near and far halves of an L2). Responses come back the
+// same way. A timing stage (timing_stage.h). See docs/modules/crossbar.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "flynn/common/module.h"
+#include "flynn/common/params.h"
+#include "flynn/memory/occupancy_calendar.h"
+#include "flynn/memory/timing_stage.h"
+
+namespace flynn {
+
+enum class slice_hash { modulo, xor_fold };
+
+inline constexpr named_choice<slice_hash> slice_hashes[] = {
+    {slice_hash::modulo, "modulo", "unit number mod outputs"},
+    {slice_hash::xor_fold, "xor", "the unit number's bits folded by XOR into log2(outputs) bits (outputs a power of two)"},
+};
+
+struct crossbar_params {
+  unsigned ports = 1, outputs = 2;
+  unsigned interleave_bytes = 256;  // consecutive bytes on one output
+  slice_hash hash = slice_hash::xor_fold;
+  unsigned latency = 10;            // each way
+  unsigned bytes_per_cycle = 32;    // per link, each way
+  unsigned partitions = 1;          // near/far groups of inputs and outputs
+  unsigned far_latency = 0;         // each way, between partitions
+  double clock_ns = 1.0;
+
+  void visit(param_visitor& v);
+  std::vector<param_issue> check() const;
+};
+
+class crossbar : public timing_stage {
+ public:
+  using params = crossbar_params;
+
+  crossbar(const sc_core::sc_module_name& name, const params& p);
+  const params& parameters() const { return p_; }
+  // The output an address goes to, and whether input `port` reaches it across partitions.
+  unsigned output_of(std::uint64_t address) const;
+  bool far(unsigned port, unsigned output) const;
+  void attach_trace(trace_sink& sink) override;
+
+ private:
+  void schedule(request& r) override;
+  void answered(request& r, std::uint64_t at) override;
+  std::uint64_t least_latency() const override { return 2 * std::uint64_t(p_.latency) + 2; }
+  unsigned route(const tlm::tlm_generic_payload& gp) const override { return output_of(gp.get_address()); }
+  std::uint64_t cycles_for(std::uint64_t bytes) const { return (bytes + p_.bytes_per_cycle - 1) / p_.bytes_per_cycle; }
+
+  params p_;
+  unsigned hash_bits_ = 0;
+  std::vector<occupancy_calendar> in_link_, out_link_, back_in_link_, back_out_link_;  // links, each way
+  void forget(std::uint64_t now);
+  stat_counter requests_, far_requests_, link_wait_, latency_sum_, responses_;
+  std::vector<stat_counter> per_output_;
+};
+
+}  // namespace flynn
