@@ -9,7 +9,11 @@
 #      (refresh off): 90 more cycles each way add 180 to every global load's latency, and,
 #      each access waiting for the one before (one instruction in flight), 180 to the run
 #      for each of the 768 accesses;
-#   6. each run passes its golden check (data moves at the cycle the stage hands it on).
+#   6. the calibrated pointer chases on h100_sm_hierarchy.json (refresh off): 10 ns more in the
+#      DRAM controller's front end add 10 / 0.546 = 18.3 SM cycles to every DRAM load (within
+#      a cycle: responses are seen at the SM's clock edges) and almost nothing to the L2
+#      chase (only its 65 cold misses);
+#   7. each run passes its golden check (data moves at the cycle the stage hands it on).
 #   usage: dram_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -57,6 +61,17 @@ check "crossbar latency 10 -> 100: each global load waits 2 x 90 more" \
   "abs($(stat x100 top.sm.global_load_latency) - $(stat x10 top.sm.global_load_latency) - 180) < 1e-9"
 check "crossbar latency 10 -> 100: the one-warp run grows by 180 for each of its 768 accesses" \
   "$(stat x100 cycles) - $(stat x10 cycles) == 768 * 180"
+
+# 6. The DRAM controller's front end under the calibrated chases.
+G="$SRC/scenarios/gmma"
+for fe in 56 66; do
+  run "d$fe" "$G/calibration_h800_dram.json" --set modules.dram.refresh=false --set modules.dram.frontend_latency=$fe
+  run "l$fe" "$G/calibration_h800_l2.json" --set modules.dram.refresh=false --set modules.dram.frontend_latency=$fe
+done
+check "DRAM chase: front end 56 -> 66 ns adds 18.3 SM cycles to each load (within a cycle)" \
+  "abs($(stat d66 top.sm.global_load_latency) - $(stat d56 top.sm.global_load_latency) - 10 / 0.546) < 1"
+check "L2 chase: the same adds less than a cycle (65 cold misses in 4096 loads)" \
+  "0 <= $(stat l66 top.sm.global_load_latency) - $(stat l56 top.sm.global_load_latency) < 1"
 
 [ $fail -eq 0 ] && echo "all memory-hierarchy sensitivity checks hold"
 exit $fail

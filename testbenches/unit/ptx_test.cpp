@@ -414,3 +414,15 @@ TEST_CASE("the lowering computes what the PTX computes (the two golden interpret
     CHECK(both_golden(m, k, low, l, global) != global);  // the kernel wrote something
   }
 }
+
+TEST_CASE("ld.global.cg lowers to a load cached at the global level only; other cache operators to plain loads") {
+  const auto m = flynn::ptx::read(
+      kernel("ld.param.u64 %rd1, [k_param_0];\nld.global.cg.u32 %r1, [%rd1];\nld.global.ca.u32 %r2, [%rd1+4];\n"
+             "add.s32 %r3, %r1, %r2;\nst.global.u32 [%rd1+8], %r3;\nret;\n",
+             ".reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n"),
+      "t.ptx");
+  const auto low = flynn::ptx::lower(m, m.kernels.at(0));
+  CHECK(low.code.code[1].code == flynn::simt::op::ld);
+  CHECK(low.code.code[1].cg);
+  CHECK_FALSE(low.code.code[2].cg);
+}

@@ -1046,3 +1046,16 @@ TEST_CASE("interp faults: malformed instructions and launches") {
   CHECK(r.ok);
   CHECK(r.thread_instructions == 0);
 }
+
+TEST_CASE("asm: ld.global.cg is a global load cached at the global level only") {
+  const kernel k = as("ld.global.cg.32 r1, [r2]\nld.global.64 r4, [r2]\nld.global.cg.s8 r3, [r2+4]\nexit\n");
+  CHECK(k.code[0].cg);
+  CHECK(k.code[0].width == 4);
+  CHECK_FALSE(k.code[1].cg);
+  CHECK(k.code[2].cg);
+  CHECK(k.code[2].sign);
+  // Only loads from global memory take it.
+  CHECK_THAT(asm_error("st.global.cg.32 [r2], r1\n"), Contains("access width"));
+  CHECK_THAT(asm_error("ld.shared.cg.32 r1, [r2]\n"), Contains("access width"));
+  CHECK_THAT(asm_error("ld.global.cg r1, [r2]\n"), Contains("width suffix"));
+}

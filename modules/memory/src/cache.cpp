@@ -31,6 +31,10 @@ void cache_params::visit(param_visitor& v) {
   param(v, {"queue_depth", "requests", "requests between acceptance (END_REQ) and response; more wait upstream"},
         queue_depth, 1, 65536);
   param_enum(v, {"writes", "", "write policy"}, writes, write_policies);
+  param(v, {"bypass_cache_global", "",
+            "loads cached at the global level only (ld.global.cg) pass on without a lookup or an allocation, as "
+            "through an L1"},
+        bypass_cache_global);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
@@ -73,6 +77,7 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
   stats_.add("evictions", evictions_, "lines", "lines replaced");
   stats_.add("writebacks", writebacks_, "lines", "dirty lines written back to the next level");
   stats_.add("fills", fills_, "requests", "fill requests answered by the next level");
+  stats_.add("bypassed", bypassed_, "requests", "ld.global.cg loads passed on (bypass_cache_global)");
   stats_.add("mshr_stalls", stalls_, "requests", "lookups that found no free MSHR, target or replaceable line, and waited");
   stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in the input queue, summed");
   stats_.add_real(
@@ -176,6 +181,14 @@ void cache::lookup(request& r, std::uint64_t at) {
   if ((write || gp.get_extension<atomic_extension>()) && p_.writes == write_policy::write_through) {
     forward_at(r, t);  // (the next level times it; answered() sends the response up)
     return;
+  }
+  if (p_.bypass_cache_global) {
+    const auto* h = gp.get_extension<hierarchy_extension>();
+    if (h && h->cache_global) {
+      ++bypassed_;
+      forward_at(r, t);
+      return;
+    }
   }
   // The request's lines, each with the sectors it touches.
   blocks_of(gp, p_.sector_bytes, blocks_);

@@ -14,6 +14,7 @@
 #include "flynn/simt/isa.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tlm/atomic_extension.h"
+#include "flynn/tlm/hierarchy_extension.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/response_bound_extension.h"
 
@@ -153,6 +154,7 @@ struct memory_request {
   lanes_extension ext;           // ... else each lane's address, attached to the payload
   atomic_extension ax;           // an atomic's operation, attached to the payload
   request_tag tag;
+  hierarchy_extension hx;        // ld.global.cg's mark for the memory hierarchy, attached to the payload
   std::uint64_t due = 0;           // the cycle it is sent for (it reaches the memory then or later)
   std::uint64_t use = 0;           // which use of the record this is
   response_bound_extension bound;  // the memory's promise: no response before bound.earliest

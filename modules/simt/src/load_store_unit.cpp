@@ -216,6 +216,11 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     }
     gp->set_extension(&rq.tag);
     gp->set_extension(&rq.bound);
+    if (in.cg) {
+      rq.hx = hierarchy_extension{};
+      rq.hx.cache_global = true;
+      gp->set_extension(&rq.hx);
+    }
     if (port == 1) ++blocks_[w.block].memory_in_flight;  // a block's shared memory outlives it until they land
     ++memory_in_flight_;
     requests_out_[port].push(gp, to_time(rq.due));  // the cycle it reaches the memory
@@ -310,6 +315,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   if (in.code == op::atom) gp->clear_extension(&rq.ax);
   gp->clear_extension(&rq.tag);
   gp->clear_extension(&rq.bound);
+  if (in.cg) gp->clear_extension(&rq.hx);
   gp->release();
   rq.gp = nullptr;
   rq.tag.rq = nullptr;

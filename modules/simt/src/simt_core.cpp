@@ -189,6 +189,7 @@ simt_core::~simt_core() {
     if (rq->gp->get_extension<lanes_extension>() == &rq->ext) rq->gp->clear_extension(&rq->ext);
     if (rq->gp->get_extension<atomic_extension>() == &rq->ax) rq->gp->clear_extension(&rq->ax);
     if (rq->gp->get_extension<simt::request_tag>() == &rq->tag) rq->gp->clear_extension(&rq->tag);
+    if (rq->gp->get_extension<hierarchy_extension>() == &rq->hx) rq->gp->clear_extension(&rq->hx);
   }
 }
 

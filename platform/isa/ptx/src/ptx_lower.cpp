@@ -294,6 +294,7 @@ lowered lower(const module& m, const kernel& k) {
         const std::size_t elements = in.group.empty() ? 1 : in.group.size();
         s.width = static_cast<std::uint8_t>(size_of(in.type) * elements);
         s.sign = is_signed(in.type) && size_of(in.type) < 4;
+        s.cg = in.cache_global;
         (in.op == opcode::ld ? s.rd : s.rb) =
             in.group.empty() ? phys(data) : static_cast<std::uint8_t>(out.placement[in.group[0]]);
         memory_address(a);

@@ -864,7 +864,8 @@ class reader {
       in.type = take_type();
       in.sp = head == "ld" ? space_of({{"param", space::param}, {"global", space::global}, {"shared", space::shared}})
                            : space_of({{"global", space::global}, {"shared", space::shared}});
-      for (const char* c : {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak"}) take(c);
+      for (const char* c : {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak"})
+        if (take(c) && std::string(c) == "cg" && head == "ld" && in.sp == space::global) in.cache_global = true;
       const unsigned vec = take("v2") ? 2 : take("v4") ? 4 : 1;
       no_more();
       if (in.type == dtype::none || in.type == dtype::pred || in.type == dtype::f16 || in.type == dtype::f64)

@@ -566,19 +566,23 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
       if (parts[0].s == "global") in.sp = space::global;
       else if (parts[0].s == "shared") in.sp = space::shared;
       else fail(parts[0].col, "a memory space .global or .shared", quoted(parts[0].orig));
-      if (parts.size() < 2)
+      // ld.global.cg.W: cached at the global level only (the width follows the operator).
+      in.cg = f == form::ld && in.sp == space::global && parts.size() > 1 && parts[1].s == "cg";
+      const std::size_t wi = in.cg ? 2 : 1;
+      if (parts.size() <= wi)
         fail(head.col, "a width suffix .8, .16, .32, .64 or .128 after the space", quoted(head.s));
-      if (parts[1].s == "32") in.width = 4;
-      else if (parts[1].s == "64") in.width = 8;
-      else if (parts[1].s == "128") in.width = 16;
-      else if (parts[1].s == "8") in.width = 1;
-      else if (parts[1].s == "16") in.width = 2;
-      else if (f == form::ld && (parts[1].s == "s8" || parts[1].s == "s16"))
-        in.width = parts[1].s == "s8" ? 1 : 2, in.sign = true;
-      else fail(parts[1].col, f == form::ld ? "an access width .8, .s8, .16, .s16, .32, .64 or .128"
-                                            : "an access width .8, .16, .32, .64 or .128", quoted(parts[1].orig));
-      if (parts.size() > 2)
-        fail(parts[2].col, "end of the mnemonic (" + display + ")", quoted(parts[2].orig));
+      const part& wp = parts[wi];
+      if (wp.s == "32") in.width = 4;
+      else if (wp.s == "64") in.width = 8;
+      else if (wp.s == "128") in.width = 16;
+      else if (wp.s == "8") in.width = 1;
+      else if (wp.s == "16") in.width = 2;
+      else if (f == form::ld && (wp.s == "s8" || wp.s == "s16"))
+        in.width = wp.s == "s8" ? 1 : 2, in.sign = true;
+      else fail(wp.col, f == form::ld ? "an access width .8, .s8, .16, .s16, .32, .64 or .128"
+                                      : "an access width .8, .16, .32, .64 or .128", quoted(wp.orig));
+      if (parts.size() > wi + 1)
+        fail(parts[wi + 1].col, "end of the mnemonic (" + display + ")", quoted(parts[wi + 1].orig));
     } else if (base == "mul" && !parts.empty()) {
       display = "mul.wide.TYPE";
       static const std::pair<const char*, type> tys[] = {{"s32", type::s32}, {"u32", type::u32}, {"s16", type::s16}, {"u16", type::u16}};

@@ -7,6 +7,8 @@
 //   timing_only: a stage's own request (a fill, a write-back), sent as TLM_IGNORE_COMMAND:
 //                the stages below time it (as a write when `write`), and the array moves
 //                no data for it.
+//   cache_global: a load cached at the global level only (PTX ld.global.cg): a cache level
+//                that bypasses such loads (an L1) passes it on without allocating.
 #pragma once
 
 #include <tlm>
@@ -18,6 +20,7 @@ class hierarchy_extension : public tlm::tlm_extension<hierarchy_extension> {
   bool serviced = false;
   bool timing_only = false;
   bool write = false;
+  bool cache_global = false;
 
   tlm::tlm_extension_base* clone() const override { return new hierarchy_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {

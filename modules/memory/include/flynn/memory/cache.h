@@ -39,6 +39,7 @@ struct cache_params {
   unsigned mshrs = 32, mshr_targets = 8;
   unsigned queue_depth = 64;        // requests between acceptance and response
   write_policy writes = write_policy::write_back;
+  bool bypass_cache_global = false;  // ld.global.cg loads pass without allocating (an L1)
   double clock_ns = 1.0;
 
   std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }
@@ -99,6 +100,7 @@ class cache : public timing_stage {
   std::vector<std::uint64_t> blocks_;  // scratch
   std::unordered_map<const request*, waiting_info> waits_;
 
+  stat_counter bypassed_;
   stat_counter reads_, writes_, hits_, misses_, sector_misses_, merged_, evictions_, writebacks_, fills_,
       stalls_, queue_wait_, latency_sum_, responses_;
   trace_signal mshr_sig_;

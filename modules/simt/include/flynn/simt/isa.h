@@ -114,6 +114,7 @@ struct instr {
   bool addr64 = false;           // ld/st: the address is ra:ra+1 (+ imm), 64 bits
   bool abs_addr = false;         // ld/st: the address is imm alone (no register)
   bool sign = false;             // ld of 1 or 2 bytes: sign-extended (else zero-extended)
+  bool cg = false;               // ld.global.cg: cached at the global level only (not in an L1)
   std::uint8_t sub = 0;          // atom: atomic_op; shfl: shuffle_mode
   std::uint8_t pd = no_pred;     // shfl: the predicate it also writes (no_pred: none)
   std::uint8_t re = 0;           // shfl: the membermask register ...

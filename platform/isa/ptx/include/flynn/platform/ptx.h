@@ -69,6 +69,7 @@ struct instruction {
   std::array<operand, 8> ops{};
   unsigned rank = 0;          // tma_load: dimensions; wgmma_mma: N
   bool increase = false;      // setmaxnreg: .inc (else .dec)
+  bool cache_global = false;  // ld.global.cg
   unsigned nops = 0;
   std::vector<std::uint32_t> group;  // the registers of its group operand, in order
   std::uint32_t target = 0;  // bra: the instruction index of its label
