@@ -198,3 +198,34 @@ TEST_CASE("cache: two levels: the L1's served requests pass the L2 uncounted, it
   CHECK(l2["misses"] == 2);
   CHECK(p.stats("mem")["reads"] == 3);  // every read reaches the array once
 }
+
+TEST_CASE("cache: a request with more lines in one set than ways goes on uncached, and nothing else is evicted") {
+  // 1 KB, 2 ways, 128-byte lines: 4 sets, 512 bytes apart. Three lanes 512 bytes apart touch
+  // three lines of set 0: they cannot all be cached, so the request passes to DRAM as it is.
+  json lanes = reads(0, 0, 1, 4);
+  lanes["lanes"] = 3;
+  lanes["lane_stride"] = 512;
+  fixture f({lanes}, {{"size_bytes", 1024}, {"ways", 2}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["uncached"] == 1);
+  CHECK(s["evictions"] == 0);
+  CHECK(s["fills"] == 0);
+}
+
+TEST_CASE("cache: a request missing more lines than there are MSHRs goes on uncached") {
+  json lanes = reads(0, 0, 1, 4);
+  lanes["lanes"] = 3;
+  lanes["lane_stride"] = 128;  // three lines, three sets
+  fixture f({lanes}, {{"mshrs", 2}});
+  f.run();
+  CHECK(f.stats()["uncached"] == 1);
+}
+
+TEST_CASE("cache: 32 sectors to a line: a whole-line miss fills all of them in one request") {
+  fixture f({reads(0, 0, 2, 128)}, {{"sector_bytes", 4}});
+  f.run();
+  const json s = f.stats();
+  CHECK(s["fills"] == 1);
+  CHECK(s["hits"] == 1);
+}

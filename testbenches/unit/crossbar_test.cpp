@@ -107,3 +107,12 @@ TEST_CASE("crossbar: parameters that do not fit together are refused") {
   CHECK(issues[0].field == "outputs");
   CHECK(issues[1].field == "partitions");
 }
+
+TEST_CASE("crossbar: a request that spans two outputs is a fault, not a silent misroute") {
+  // 64 bytes from 224: units 0 and 1 of 256 bytes, outputs 0 and 1.
+  json s = one_to_two({reads(224, 0, 1, 64)}, json::object());
+  flynn_test::json_platform f(s);
+  const auto r = f.p->run(100000);
+  CHECK(r.failed());
+  CHECK_THAT(r.message, Catch::Matchers::Contains("spans outputs 0 and 1"));
+}

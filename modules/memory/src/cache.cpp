@@ -78,6 +78,8 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
   stats_.add("writebacks", writebacks_, "lines", "dirty lines written back to the next level");
   stats_.add("fills", fills_, "requests", "fill requests answered by the next level");
   stats_.add("bypassed", bypassed_, "requests", "ld.global.cg loads passed on (bypass_cache_global)");
+  stats_.add("uncached", uncached_, "requests",
+             "requests passed on uncached: more of their lines in one set than ways, or more missing lines than MSHRs");
   stats_.add("mshr_stalls", stalls_, "requests", "lookups that found no free MSHR, target or replaceable line, and waited");
   stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in the input queue, summed");
   stats_.add_real(
@@ -133,16 +135,8 @@ cache::line* cache::find(std::uint64_t line_address) {
 
 // A way for the line: an empty one, else the least recently used without sectors filling
 // (a dirty victim is written back); nullptr when every way is filling.
-bool cache::replaceable(std::uint64_t line_address) const {
-  const std::uint64_t set = line_address / p_.line_bytes % sets_;
-  for (unsigned w = 0; w < p_.ways; ++w) {
-    const line& l = lines_[set * p_.ways + w];
-    if (!l.present || !l.filling) return true;
-  }
-  return false;
-}
-
-cache::line* cache::allocate(std::uint64_t line_address, std::uint64_t at) {
+cache::line* cache::allocate(std::uint64_t line_address, std::uint64_t at,
+                            const std::function<bool(std::uint64_t)>& keep) {
   const std::uint64_t n = line_address / p_.line_bytes, set = n % sets_, tag = n / sets_;
   line* victim = nullptr;
   for (unsigned w = 0; w < p_.ways; ++w) {
@@ -151,7 +145,7 @@ cache::line* cache::allocate(std::uint64_t line_address, std::uint64_t at) {
       victim = &l;
       break;
     }
-    if (!l.filling && (!victim || l.used < victim->used)) victim = &l;
+    if (!l.filling && !keep((l.tag * sets_ + set) * p_.line_bytes) && (!victim || l.used < victim->used)) victim = &l;
   }
   if (!victim) return nullptr;
   if (victim->present) {
@@ -199,23 +193,55 @@ void cache::lookup(request& r, std::uint64_t at) {
     if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
     wanted.back().second |= bit;
   }
-  // Resources first: nothing changes unless the whole request can go on.
+  // Resources first: nothing changes unless the whole request can go on. Per set, the
+  // request's lines there (present ones stay: they are not victims for its new ones) and
+  // the ways other fills hold; MSHRs for the lines that miss. A request that could never
+  // fit (more of its lines in a set than ways, more missing lines than MSHRs) goes on to the
+  // next level uncached; one that could fit later waits for a fill.
+  bool never = false, later = false;
+  struct set_need {
+    std::uint64_t set;
+    unsigned present, fresh;
+  };
+  std::vector<set_need> sets;
+  const auto touched = [&](std::uint64_t la) {
+    return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
+  };
   unsigned new_mshrs = 0, free_mshrs = 0;
   for (const mshr& m : mshrs_) free_mshrs += !m.busy;
   for (const auto& [la, mask] : wanted) {
     line* l = find(la);
-    if (write) {
-      if (!l && !replaceable(la)) new_mshrs = p_.mshrs + 1;
-      continue;
-    }
+    const std::uint64_t set = la / p_.line_bytes % sets_;
+    auto sn = std::find_if(sets.begin(), sets.end(), [set](const set_need& x) { return x.set == set; });
+    if (sn == sets.end()) sn = sets.insert(sets.end(), set_need{set, 0, 0});
+    ++(l ? sn->present : sn->fresh);
+    if (write) continue;
     const unsigned missing = l ? mask & ~l->valid : mask;
     if (!missing) continue;
     const auto it = std::find_if(mshrs_.begin(), mshrs_.end(), [la = la](const mshr& m) { return m.busy && m.line_address == la; });
     if (it == mshrs_.end()) ++new_mshrs;
-    else if (it->waiting.size() >= p_.mshr_targets) new_mshrs = p_.mshrs + 1;  // (no room: wait)
-    if (!l && !replaceable(la)) new_mshrs = p_.mshrs + 1;                       // (every way filling: wait)
+    else if (it->waiting.size() >= p_.mshr_targets) later = true;
   }
-  if (new_mshrs > free_mshrs) {
+  if (new_mshrs > p_.mshrs) never = true;
+  else if (new_mshrs > free_mshrs) later = true;
+  for (const set_need& sn : sets) {
+    if (sn.present + sn.fresh > p_.ways) {
+      never = true;
+      continue;
+    }
+    unsigned busy = 0;  // ways filling for other requests' lines
+    for (unsigned w = 0; w < p_.ways; ++w) {
+      const line& l = lines_[sn.set * p_.ways + w];
+      if (l.present && l.filling && !touched((l.tag * sets_ + sn.set) * p_.line_bytes)) ++busy;
+    }
+    if (sn.fresh > p_.ways - sn.present - busy) later = true;
+  }
+  if (never) {
+    ++uncached_;
+    forward_at(r, t);  // (answered() sends the response up)
+    return;
+  }
+  if (later) {
     ++stalls_;
     stalled_.push_back(&r);
     return;
@@ -225,11 +251,7 @@ void cache::lookup(request& r, std::uint64_t at) {
   for (const auto& [la, mask] : wanted) {
     line* l = find(la);
     if (!l) {
-      l = allocate(la, t);
-      if (!l) {  // (two lines of one request competing for the last way of a set)
-        fault("a request's lines need more ways of one set than are free");
-        return;
-      }
+      l = allocate(la, t, touched);  // (there is a way: checked above)
       if (!write) any_line_missing = true;
     }
     l->used = ++stamp_;
@@ -261,7 +283,7 @@ void cache::lookup(request& r, std::uint64_t at) {
         }
         unsigned e = s;
         while (e < sectors_per_line_ && (need >> e & 1u)) ++e;
-        const unsigned run = ((1u << (e - s)) - 1) << s;
+        const unsigned run = static_cast<unsigned>(((std::uint64_t(1) << (e - s)) - 1) << s);  // (e - s may be 32)
         l->filling |= run;
         it->sectors |= run;
         issue_own(false, la + std::uint64_t(s) * p_.sector_bytes, (e - s) * p_.sector_bytes, t + p_.miss_latency,

@@ -86,6 +86,14 @@ bool crossbar::far(unsigned port, unsigned output) const {
 // each takes the first free stretch at its own cycle.
 void crossbar::schedule(request& r) {
   const unsigned o = route(*r.gp);
+  blocks_of(*r.gp, p_.interleave_bytes, blocks_);
+  for (const std::uint64_t b : blocks_)
+    if (output_of(b * p_.interleave_bytes) != o) {
+      fault("a request (" + std::to_string(r.gp->get_data_length()) + " bytes at " + std::to_string(r.gp->get_address()) +
+            ") spans outputs " + std::to_string(o) + " and " + std::to_string(output_of(b * p_.interleave_bytes)) +
+            ": the crossbar routes a request whole (keep requests within interleave_bytes)");
+      break;
+    }
   const bool is_far = far(r.port, o);
   ++requests_;
   ++per_output_[o];

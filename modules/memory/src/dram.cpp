@@ -147,8 +147,10 @@ void dram::schedule(request& r) {
     const unsigned pc = locate(b * bb).pc;
     if (std::find(used_.begin(), used_.end(), pc) != used_.end()) continue;
     used_.push_back(pc);
-    const auto& q = channels_[pc].done;
-    if (q.size() >= p_.queue_depth) entry = std::max(entry, q[q.size() - p_.queue_depth]);
+    auto& q = channels_[pc].done;  // (completions of the requests in the queue, in order)
+    q.erase(q.begin(), q.upper_bound(r.arrival));
+    if (q.size() >= p_.queue_depth)
+      entry = std::max(entry, *std::next(q.begin(), static_cast<std::ptrdiff_t>(q.size() - p_.queue_depth)));
   }
   queue_wait_ += entry - r.arrival;
   const std::uint64_t first = entry + p_.frontend_latency;
@@ -157,11 +159,7 @@ void dram::schedule(request& r) {
     const location l = locate(b * bb);
     done = std::max(done, access(l.pc, l, write, first));
   }
-  for (const unsigned pc : used_) {
-    auto& q = channels_[pc].done;
-    q.push_back(done);
-    while (q.size() > p_.queue_depth) q.pop_front();
-  }
+  for (const unsigned pc : used_) channels_[pc].done.insert(done);
   if (!r.lt) end_req_at(r, entry);
   forward_at(r, done);
 }
@@ -177,7 +175,11 @@ void dram::answered(request& r, std::uint64_t at) {
 void dram::apply_refreshes(channel_state& c, std::uint64_t until) {
   if (!p_.refresh) return;
   while (c.next_refresh <= until) {
-    const std::uint64_t start = c.next_refresh, end = start + p_.tRFC;
+    // (It starts once every open bank may precharge: tRAS, tRTP and tWR hold.)
+    std::uint64_t start = c.next_refresh;
+    for (const bank_state& b : c.banks)
+      if (b.open_row >= 0) start = std::max(start, b.ready_pre);
+    const std::uint64_t end = start + p_.tRFC;
     for (bank_state& b : c.banks) {
       if (b.open_row >= 0) ++precharges_;
       b.open_row = -1;
@@ -196,25 +198,36 @@ std::uint64_t dram::access(unsigned pc, const location& l, bool write, std::uint
   bank_state& b = c.banks[std::size_t(l.bank_group) * p_.banks + l.bank];
   ++bursts_;
   ++pc_bursts_[pc];
-  apply_refreshes(c, earliest);
-  std::uint64_t act = 0;
-  bool activate = b.open_row != static_cast<std::int64_t>(l.row);
-  if (!activate) {
+  const unsigned lead = write ? p_.tCWL : p_.tCL;
+  std::uint64_t act = 0, col = 0;
+  bool hit = false;
+  for (;;) {  // (a refresh that starts before the command closes the rows: look again)
+    apply_refreshes(c, earliest);
+    hit = b.open_row == static_cast<std::int64_t>(l.row);
+    std::uint64_t ready_col = b.ready_col;
+    if (!hit) {
+      act = std::max(earliest, b.ready_act);
+      if (b.open_row >= 0) act = std::max(act, std::max(earliest, b.ready_pre) + p_.tRP);
+      if (c.any_act) act = std::max(act, c.last_act + p_.tRRD_S);
+      if (c.group_act[l.bank_group]) act = std::max(act, c.group_act[l.bank_group] - 1 + p_.tRRD_L);
+      if (c.acts_seen >= 4) act = std::max(act, c.acts[0] + p_.tFAW);
+      ready_col = act + p_.tRCD;
+    }
+    // The column command: after the bank's row is open, tCCD after the last one (tCCD_L in
+    // the same bank group), and early enough that its burst follows the last on the data bus.
+    col = std::max(earliest, ready_col);
+    if (c.any_col) col = std::max(col, c.last_col + p_.tCCD_S);
+    if (c.group_col[l.bank_group]) col = std::max(col, c.group_col[l.bank_group] - 1 + p_.tCCD_L);
+    if (c.bus_free > col + lead) col = c.bus_free - lead;
+    if (p_.refresh && c.next_refresh <= col) {
+      apply_refreshes(c, col);
+      continue;
+    }
+    break;
+  }
+  if (hit) {
     ++row_hits_;
   } else {
-    for (;;) {  // (a refresh starting before the ACT closes the rows: look again)
-      std::uint64_t ready = std::max(earliest, b.ready_act);
-      if (b.open_row >= 0) ready = std::max(ready, std::max(earliest, b.ready_pre) + p_.tRP);
-      if (c.any_act) ready = std::max(ready, c.last_act + p_.tRRD_S);
-      if (c.group_act[l.bank_group]) ready = std::max(ready, c.group_act[l.bank_group] - 1 + p_.tRRD_L);
-      if (c.acts_seen >= 4) ready = std::max(ready, c.acts[0] + p_.tFAW);
-      if (p_.refresh && c.next_refresh <= ready) {
-        apply_refreshes(c, ready);
-        continue;
-      }
-      act = ready;
-      break;
-    }
     if (b.open_row >= 0) {
       ++row_conflicts_;
       ++precharges_;
@@ -236,13 +249,6 @@ std::uint64_t dram::access(unsigned pc, const location& l, bool write, std::uint
       c.acts[3] = act;
     }
   }
-  // The column command: after the bank's row is open, tCCD after the last one (tCCD_L in the
-  // same bank group), and early enough that its burst follows the last on the data bus.
-  const unsigned lead = write ? p_.tCWL : p_.tCL;
-  std::uint64_t col = std::max(earliest, b.ready_col);
-  if (c.any_col) col = std::max(col, c.last_col + p_.tCCD_S);
-  if (c.group_col[l.bank_group]) col = std::max(col, c.group_col[l.bank_group] - 1 + p_.tCCD_L);
-  if (c.bus_free > col + lead) col = c.bus_free - lead;
   const std::uint64_t data_end = col + lead + p_.tBL;
   c.last_col = col;
   c.any_col = true;

@@ -92,11 +92,11 @@ void timing_stage::blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t b
   out.clear();
   if (const auto* lanes = gp.get_extension<lanes_extension>()) {
     for (unsigned l = 0; l < lanes->lanes; ++l) {
-      if (!lanes->active(l)) continue;
+      if (!lanes->active(l) || !lanes->lane_bytes) continue;
       const std::uint64_t a = lanes->address[l];
       for (std::uint64_t b = a / block; b <= (a + lanes->lane_bytes - 1) / block; ++b) out.push_back(b);
     }
-  } else if (gp.get_data_length()) {
+  } else if (gp.get_data_length()) {  // (an address range that wraps is cut at the top)
     const std::uint64_t a = gp.get_address();
     for (std::uint64_t b = a / block; b <= (a + gp.get_data_length() - 1) / block; ++b) out.push_back(b);
   }
@@ -125,8 +125,12 @@ tlm::tlm_sync_enum timing_stage::nb_transport_fw(unsigned port, tlm::tlm_generic
   }
   request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp() + delay), false);
   if (gp.has_mm()) gp.acquire();
-  if (auto* bound = gp.get_extension<response_bound_extension>()) {  // (a later stage may only raise it)
-    const sc_core::sc_time earliest = to_time(r->arrival + least_latency());
+  // The promise (a later stage may only raise it); a served request passes through here at
+  // once, so only the stages that time it promise anything for it.
+  const auto* h = gp.get_extension<hierarchy_extension>();
+  auto* bound = gp.get_extension<response_bound_extension>();
+  if (bound && !(h && h->serviced)) {
+    const sc_core::sc_time earliest = to_time(r->arrival + least_latency(gp));
     if (!bound->promised || earliest > bound->earliest) bound->earliest = earliest;
     bound->promised = true;
   }
@@ -137,6 +141,11 @@ tlm::tlm_sync_enum timing_stage::nb_transport_fw(unsigned port, tlm::tlm_generic
 // An LT call waits for its arrival cycle, is scheduled like an AT request and returns once
 // its response is due.
 void timing_stage::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (sc_core::sc_get_current_process_handle().proc_kind() != sc_core::SC_THREAD_PROC_) {
+    fault("b_transport on port" + std::to_string(port) + " from a method process: a timing stage answers LT calls by waiting");
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
   if (delay > sc_core::SC_ZERO_TIME) {
     wait(delay);
     delay = sc_core::SC_ZERO_TIME;
@@ -165,7 +174,7 @@ timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, u
   r->arrival = arrival;
   r->seq = seq_++;
   r->lt = lt;
-  r->answered = r->own = r->serviced = r->marked = false;
+  r->answered = r->own = r->serviced = r->marked = r->flagged = false;
   r->tag = 0;
   r->on_answer = nullptr;
   pending_.push_back(r);
@@ -250,7 +259,8 @@ void timing_stage::forward_at(request& r, std::uint64_t cycle) {
 void timing_stage::respond_at(request& r, std::uint64_t cycle) { at(cycle, action::respond, &r); }
 
 void timing_stage::mark_serviced(request& r) {
-  if (auto* h = r.gp->get_extension<hierarchy_extension>()) {
+  if (auto* h = r.gp->get_extension<hierarchy_extension>()) {  // (the initiator's: undone at the response)
+    if (!h->serviced) r.flagged = true;
     h->serviced = true;
     return;
   }
@@ -258,6 +268,18 @@ void timing_stage::mark_serviced(request& r) {
   r.mark.serviced = true;
   r.gp->set_extension(&r.mark);
   r.marked = true;
+}
+
+// The serviced mark was for the levels below: it goes before the response goes up.
+void timing_stage::unmark(request& r) {
+  if (r.marked) {
+    r.gp->clear_extension(&r.mark);
+    r.marked = false;
+  }
+  if (r.flagged) {
+    if (auto* h = r.gp->get_extension<hierarchy_extension>()) h->serviced = false;
+    r.flagged = false;
+  }
 }
 
 void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
@@ -311,10 +333,7 @@ void timing_stage::run_actions() {
         break;
       case action::respond:
         if (r.lt) {
-          if (r.marked) {  // the mark was for the levels below
-            r.gp->clear_extension(&r.mark);
-            r.marked = false;
-          }
+          unmark(r);
           --in_flight_;
           in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
           r.answered = true;
@@ -337,10 +356,7 @@ void timing_stage::send_response(unsigned port) {
   while (!resp_open_[port] && !responses_[port].empty()) {
     request* r = responses_[port].front();
     responses_[port].pop_front();
-    if (r->marked) {  // the mark was for the levels below
-      r->gp->clear_extension(&r->mark);
-      r->marked = false;
-    }
+    unmark(*r);
     --in_flight_;
     in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
     if (!r->serviced) response_sent(*r);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -77,15 +78,17 @@ class cache : public timing_stage {
 
   void schedule(request& r) override;
   void response_sent(request& r) override;
-  std::uint64_t least_latency() const override { return p_.hit_latency; }
+  // (A write through, a bypassed load or a request too large to cache here goes on at its
+  // lookup, and the level below may answer before hit_latency: no promise.)
+  std::uint64_t least_latency(const tlm::tlm_generic_payload&) const override { return 0; }
   void enter(request& r, std::uint64_t at);
   void lookup(request& r, std::uint64_t at);
   void serve(request& r, std::uint64_t ready);
   void filled(unsigned m, unsigned sectors, std::uint64_t at);
   void retry(std::uint64_t at);
   line* find(std::uint64_t line_address);
-  bool replaceable(std::uint64_t line_address) const;
-  line* allocate(std::uint64_t line_address, std::uint64_t at);
+  // A way for the line (never one of the lines `keep` names).
+  line* allocate(std::uint64_t line_address, std::uint64_t at, const std::function<bool(std::uint64_t)>& keep);
 
   params p_;
   std::uint64_t sets_ = 1;
@@ -100,7 +103,7 @@ class cache : public timing_stage {
   std::vector<std::uint64_t> blocks_;  // scratch
   std::unordered_map<const request*, waiting_info> waits_;
 
-  stat_counter bypassed_;
+  stat_counter bypassed_, uncached_;
   stat_counter reads_, writes_, hits_, misses_, sector_misses_, merged_, evictions_, writebacks_, fills_,
       stalls_, queue_wait_, latency_sum_, responses_;
   trace_signal mshr_sig_;

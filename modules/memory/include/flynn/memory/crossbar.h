@@ -51,7 +51,7 @@ class crossbar : public timing_stage {
  private:
   void schedule(request& r) override;
   void answered(request& r, std::uint64_t at) override;
-  std::uint64_t least_latency() const override { return 2 * std::uint64_t(p_.latency) + 2; }
+  std::uint64_t least_latency(const tlm::tlm_generic_payload&) const override { return 2 * std::uint64_t(p_.latency) + 2; }
   unsigned route(const tlm::tlm_generic_payload& gp) const override { return output_of(gp.get_address()); }
   std::uint64_t cycles_for(std::uint64_t bytes) const { return (bytes + p_.bytes_per_cycle - 1) / p_.bytes_per_cycle; }
 
@@ -61,6 +61,7 @@ class crossbar : public timing_stage {
   void forget(std::uint64_t now);
   stat_counter requests_, far_requests_, link_wait_, latency_sum_, responses_;
   std::vector<stat_counter> per_output_;
+  std::vector<std::uint64_t> blocks_;  // scratch
 };
 
 }  // namespace flynn

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <set>
 #include <memory>
 #include <queue>
 #include <string>
@@ -87,13 +88,15 @@ class dram : public timing_stage {
     std::uint64_t last_act = 0, last_col = 0, bus_free = 0;
     bool any_act = false, any_col = false;
     std::uint64_t next_refresh = 0;      // the start of the next refresh not applied yet
-    std::deque<std::uint64_t> done;      // completion cycles of the requests in its queue
+    std::multiset<std::uint64_t> done;   // completion cycles of the requests in its queue
   };
 
   void schedule(request& r) override;
   void answered(request& r, std::uint64_t at) override;
-  std::uint64_t least_latency() const override {
-    return std::uint64_t(p_.frontend_latency) + p_.tCL + p_.tBL + p_.backend_latency;
+  std::uint64_t least_latency(const tlm::tlm_generic_payload& gp) const override {
+    const std::uint64_t ends = std::uint64_t(p_.frontend_latency) + p_.backend_latency;
+    if (!gp.get_data_length()) return ends;
+    return ends + (is_write(gp) ? p_.tCWL : p_.tCL) + p_.tBL;
   }
   std::uint64_t access(unsigned pc, const location& at, bool write, std::uint64_t earliest);
   void apply_refreshes(channel_state& c, std::uint64_t until);

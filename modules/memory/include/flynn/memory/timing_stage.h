@@ -55,6 +55,7 @@ class timing_stage : public module {
     std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
     hierarchy_extension mark;                      // own requests, and serviced marks set here
     bool marked = false;                           // `mark` is set on an initiator's payload
+    bool flagged = false;                          // serviced set on the initiator's own mark, to undo
     sc_core::sc_event lt_answer;
   };
 
@@ -63,8 +64,9 @@ class timing_stage : public module {
   // The next level answered the request forwarded for r at cycle `at` (not own or serviced
   // ones): by default the response goes up at once.
   virtual void answered(request& r, std::uint64_t at) { respond_at(r, at); }
-  // The least cycles from arrival to response here (a promise to initiators that ask).
-  virtual std::uint64_t least_latency() const = 0;
+  // The least cycles from a payload's arrival to its response here, whatever happens to it
+  // (a promise to initiators that ask; 0 promises nothing).
+  virtual std::uint64_t least_latency(const tlm::tlm_generic_payload& gp) const = 0;
   // The output a payload goes down through (served requests and debug accesses too).
   virtual unsigned route(const tlm::tlm_generic_payload& gp) const {
     (void)gp;
@@ -79,6 +81,7 @@ class timing_stage : public module {
   void respond_at(request& r, std::uint64_t cycle);
   // Marks r's payload as served by this level (for the levels below) until its response.
   void mark_serviced(request& r);
+  void unmark(request& r);
   // A request of the stage's own to the next level at `cycle` (timed as a read or a write;
   // no data moves): `done` gets the cycle its answer comes.
   void issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
