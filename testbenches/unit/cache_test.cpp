@@ -22,6 +22,7 @@ struct fixture {
   std::unique_ptr<flynn_test::json_platform> p;
 
   fixture(json streams, json cache, json gen = json::object()) {
+    if (!streams.is_array()) streams = json::array({streams});  // ({x} is x itself to some compilers)
     json g = {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1}, {"streams", streams}};
     g.merge_patch(gen);
     cache["type"] = "cache";

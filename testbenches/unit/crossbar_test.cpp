@@ -16,6 +16,7 @@ json memory() {
           {"bank_busy", 1}};
 }
 json generator(json streams, unsigned outstanding = 1) {
+  if (!streams.is_array()) streams = json::array({streams});  // ({x} is x itself to some compilers)
   return {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", outstanding}, {"streams", streams}};
 }
 json reads(std::uint64_t base, std::int64_t stride, unsigned count, unsigned size = 32) {

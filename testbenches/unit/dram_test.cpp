@@ -22,6 +22,7 @@ struct fixture {
 
   // `streams`: the generator's request streams; `dram`: the stage's parameters.
   fixture(json streams, json dram, json gen = json::object()) {
+    if (!streams.is_array()) streams = json::array({streams});  // ({x} is x itself to some compilers)
     json g = {{"type", "traffic_generator"}, {"at", true}, {"max_outstanding", 1}, {"streams", streams}};
     g.merge_patch(gen);
     dram["type"] = "dram";
