@@ -188,8 +188,7 @@ void cache::lookup(request& r, std::uint64_t at) {
   blocks_of(gp, p_.sector_bytes, blocks_);
   std::vector<std::pair<std::uint64_t, unsigned>> wanted;
   for (const std::uint64_t b : blocks_) {
-    const std::uint64_t la = b * p_.sector_bytes / p_.line_bytes * p_.line_bytes;
-    const unsigned bit = 1u << ((b * p_.sector_bytes - la) / p_.sector_bytes);
+    const auto [la, bit] = sector(b);
     if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
     wanted.back().second |= bit;
   }
@@ -343,8 +342,8 @@ void cache::filled(unsigned m, unsigned sectors, std::uint64_t at) {
     blocks_of(*r->gp, p_.sector_bytes, blocks_);
     unsigned mask = 0;
     for (const std::uint64_t b : blocks_) {
-      const std::uint64_t la = b * p_.sector_bytes / p_.line_bytes * p_.line_bytes;
-      if (la == e.line_address) mask |= 1u << ((b * p_.sector_bytes - la) / p_.sector_bytes);
+      const auto [la, bit] = sector(b);
+      if (la == e.line_address) mask |= bit;
     }
     if (l && (mask & ~l->valid)) {
       still.push_back(r);

@@ -175,7 +175,6 @@ timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, u
   r->seq = seq_++;
   r->lt = lt;
   r->answered = r->own = r->serviced = r->marked = r->flagged = false;
-  r->tag = 0;
   r->on_answer = nullptr;
   pending_.push_back(r);
   return r;

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "flynn/common/module.h"
@@ -87,6 +88,11 @@ class cache : public timing_stage {
   void filled(unsigned m, unsigned sectors, std::uint64_t at);
   void retry(std::uint64_t at);
   line* find(std::uint64_t line_address);
+  // Sector block b (address / sector_bytes): its line's address and its bit in the line.
+  std::pair<std::uint64_t, unsigned> sector(std::uint64_t b) const {
+    const std::uint64_t la = b * p_.sector_bytes / p_.line_bytes * p_.line_bytes;
+    return {la, 1u << ((b * p_.sector_bytes - la) / p_.sector_bytes)};
+  }
   // A way for the line (never one of the lines `keep` names).
   line* allocate(std::uint64_t line_address, std::uint64_t at, const std::function<bool(std::uint64_t)>& keep);
 

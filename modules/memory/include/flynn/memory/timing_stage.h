@@ -51,7 +51,6 @@ class timing_stage : public module {
     std::uint64_t arrival = 0, seq = 0;
     unsigned out = 0;  // the output it goes down through
     bool lt = false, answered = false, own = false, serviced = false;
-    std::uint64_t tag = 0;                        // the stage's own use
     std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
     hierarchy_extension mark;                      // own requests, and serviced marks set here
     bool marked = false;                           // `mark` is set on an initiator's payload
@@ -92,7 +91,6 @@ class timing_stage : public module {
   // Whether a payload is a write for timing (a write command, or an own write-back).
   static bool is_write(const tlm::tlm_generic_payload& gp);
   std::uint64_t now_cycle() const { return to_cycles_ceil(sc_core::sc_time_stamp()); }
-  unsigned in_flight() const { return in_flight_; }
   trace_signal in_flight_sig_;
 
  private:
