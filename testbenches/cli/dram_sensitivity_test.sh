@@ -9,11 +9,16 @@
 #      (refresh off): 90 more cycles each way add 180 to every global load's latency, and,
 #      each access waiting for the one before (one instruction in flight), 180 to the run
 #      for each of the 768 accesses;
-#   6. the calibrated pointer chases on h100_sm_hierarchy.json (refresh off): 10 ns more in the
+#   6. the calibrated pointer chases on h800_sm.json (refresh off): 10 ns more in the
 #      DRAM controller's front end add 10 / 0.546 = 18.3 SM cycles to every DRAM load (within
 #      a cycle: responses are seen at the SM's clock edges) and almost nothing to the L2
 #      chase (only its 65 cold misses);
-#   7. each run passes its golden check (data moves at the cycle the stage hands it on).
+#   7. the TMA round trips of calibration_h100_sm(_dram).json: 20 cycles more of the loader's
+#      per-copy issue cost add 20 to each copy's round trip from the L2, and (refresh off) from
+#      DRAM; 10 ns more in the DRAM front end add 18.3 to the DRAM one and less than a cycle
+#      to the L2's (all within a cycle: the two clocks' edges);
+#      with refresh on, the DRAM copies' mean round trip is longer, by less than tRFC;
+#   8. each run passes its golden check (data moves at the cycle the stage hands it on).
 #   usage: dram_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -72,6 +77,27 @@ check "DRAM chase: front end 56 -> 66 ns adds 18.3 SM cycles to each load (withi
   "abs($(stat d66 top.sm.global_load_latency) - $(stat d56 top.sm.global_load_latency) - 10 / 0.546) < 1"
 check "L2 chase: the same adds less than a cycle (65 cold misses in 4096 loads)" \
   "0 <= $(stat l66 top.sm.global_load_latency) - $(stat l56 top.sm.global_load_latency) < 1"
+
+# 7. The TMA's per-copy issue cost and the DRAM front end under the TMA round trips.
+for il in 40 60; do
+  run "tl$il" "$G/calibration_h100_sm.json" --set calibration=[] --set modules.tma.issue_latency=$il
+  run "td$il" "$G/calibration_h100_sm_dram.json" --set calibration=[] --set modules.dram.refresh=false \
+    --set modules.tma.issue_latency=$il
+done
+run tdfe "$G/calibration_h100_sm_dram.json" --set calibration=[] --set modules.dram.refresh=false \
+  --set modules.dram.frontend_latency=66
+run tlfe "$G/calibration_h100_sm.json" --set calibration=[] --set modules.dram.frontend_latency=66
+run tdref "$G/calibration_h100_sm_dram.json" --set calibration=[]
+rt() { stat "$1" top.sm.tma_round_trip; }
+check "TMA from the L2: issue cost 40 -> 60 adds 20 to each round trip (within a cycle)" \
+  "abs($(rt tl60) - $(rt tl40) - 20) < 1"
+check "TMA from DRAM (refresh off): issue cost 40 -> 60 adds 20 to each round trip (within a cycle)" \
+  "abs($(rt td60) - $(rt td40) - 20) < 1"
+check "TMA from DRAM (refresh off): front end 56 -> 66 ns adds 18.3 (within a cycle)" \
+  "abs($(rt tdfe) - $(rt td40) - 10 / 0.546) < 1"
+check "TMA from the L2: the DRAM front end changes it by less than a cycle" "abs($(rt tlfe) - $(rt tl40)) < 1"
+check "TMA from DRAM: refresh adds $(rt tdref) - $(rt td40), less than tRFC (350 ns = 641 cycles)" \
+  "0 < $(rt tdref) - $(rt td40) < 350 / 0.546"
 
 [ $fail -eq 0 ] && echo "all memory-hierarchy sensitivity checks hold"
 exit $fail

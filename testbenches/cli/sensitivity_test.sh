@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Sensitivity of the Hopper SM's figures to their parameters, checked from first principles
 # (a pinned number is trusted when it moves the right way, by roughly the right amount):
-#   1. h100_sm_gemm's 4-stage TMA ring hides the global-memory latency: 100 -> 606 cycles
-#      changes the run by at most 5%, and more latency is never faster;
+#   1. h100_sm_gemm's 4-stage TMA ring hides most of the memory latency: the crossbar's
+#      40 -> 320 cycles each way (560 more a round trip) changes the run by at most 15%, and
+#      more latency is never faster;
 #   2. more ring stages are never slower (2, 3, 4 stages);
-#   3. more bank busy time is never faster (shared and global memory);
+#   3. more shared-memory bank busy time is never faster; half the crossbar's link bandwidth
+#      is never faster, and the TMA's 5 MB then need at least 5 MB / 32 B cycles;
 #   4. a chain of wgmmas accumulating into one D waits for each D: with a tensor-core latency
 #      of 500 the dependent interval exceeds the independent one by about that latency, and
 #      at the shipped latency of 8 both run at the datapath rate (N/2 = 32 cycles);
-#   5. the control for the racy-GEMM fault: the correct kernel on the same faster global
-#      memory passes its golden check;
+#   5. the control for the racy-GEMM fault: the correct kernel with the same tensor cores a
+#      quarter as fast passes its golden check, and takes at least its FMAs at 4 x 128 a cycle;
 #   6. the SIMT core's load/store latency: vecadd with lat_lsu 0 (the issue loop decides at
 #      the responses' own cycle), 1 and 6 passes its golden check each time, and each cycle
 #      of it adds to the run, by at most a cycle per warp.
@@ -29,11 +31,11 @@ n=0
 
 
 # 1. Latency behind the ring.
-run lat100 "$GEMM" --set modules.gmem.latency=100
-run lat606 "$GEMM" --set modules.gmem.latency=606
-a=$(stat lat100 cycles) b=$(stat lat606 cycles)
-check "gmem latency 100 -> 606: $a -> $b cycles, within 5%" "abs($b - $a) <= 0.05 * $a"
-check "gmem latency 100 -> 606: not faster" "$b >= $a"
+run lat40 "$GEMM" --set modules.xbar.latency=40
+run lat320 "$GEMM" --set modules.xbar.latency=320
+a=$(stat lat40 cycles) b=$(stat lat320 cycles)
+check "crossbar latency 40 -> 320: $a -> $b cycles, within 15%" "abs($b - $a) <= 0.15 * $a"
+check "crossbar latency 40 -> 320: not faster" "$b >= $a"
 
 # 2. Ring stages (the kernel's stage count is the wrap-around of its stage counter).
 run stages4 "$GEMM"
@@ -47,10 +49,11 @@ check "ring stages 2, 3, 4: $c2, $c3, $c4 cycles, never slower with more" "$c2 >
 
 # 3. Bank busy time.
 run smem_busy2 "$GEMM" --set modules.smem.bank_busy=2
-run gmem_busy3 "$GEMM" --set modules.gmem.bank_busy=3
-s2=$(stat smem_busy2 cycles) g3=$(stat gmem_busy3 cycles)
+run link32 "$GEMM" --set modules.xbar.bytes_per_cycle=32
+s2=$(stat smem_busy2 cycles) x32=$(stat link32 cycles) tb=$(stat link32 top.tma.bytes)
 check "shared bank busy 1 -> 2: $c4 -> $s2 cycles, not faster" "$s2 >= $c4"
-check "global bank busy 2 -> 3: $c4 -> $g3 cycles, not faster" "$g3 >= $c4"
+check "crossbar link 64 -> 32 B a cycle: $c4 -> $x32 cycles, not faster" "$x32 >= $c4"
+check "crossbar link 32 B a cycle: $x32 cycles, at least the TMA's $tb bytes over it" "$x32 >= $tb / 32"
 
 # 4. Dependent vs independent wgmmas (independent: each MMA overwrites D instead of adding).
 sed 's/\(wgmma.m64n64k16.f32.bf16 r0, r240, r242,\) 1/\1 0/' "$SRC/scenarios/gmma/kernels/calibrate_m64n64.s" \
@@ -69,10 +72,12 @@ check "tensor-core latency 8: dependent $d8, independent $i8 cycles: both at the
 check "tensor-core latency 500: dependent $d500 - independent $i500 = about the latency" \
   "500 - 32 <= $d500 - $i500 <= 500 + 16"
 
-# 5. Control for the fault catalogue's racy GEMM: the correct kernel on the faster memory.
-run fast "$GEMM" --set modules.gmem.banks=64 --set modules.gmem.bank_busy=1
-[ -f "$WORK/fast/stats.json" ] && check "correct GEMM on the faster global memory: $(stat fast result)" \
-  "'$(stat fast result)' == 'ok'"
+# 5. Control for the fault catalogue's racy GEMM: the correct kernel on the slower tensor cores.
+slow=()
+for k in 0 1 2 3; do slow+=(--set "modules.tc$k.fma_per_cycle=128"); done
+run slow "$GEMM" "${slow[@]}"
+[ -f "$WORK/slow/stats.json" ] && check "correct GEMM with tensor cores of 128 FMA a cycle: $(stat slow result), $(stat slow cycles) cycles, at least 2^27 / 512" \
+  "'$(stat slow result)' == 'ok' and $(stat slow cycles) >= 134217728 / 512"
 
 # 6. SIMT load/store latency (vecadd: 256 warps, 32 resident, two loads and a store each,
 # the loads side by side; every run is checked against the golden interpreter, a mismatch

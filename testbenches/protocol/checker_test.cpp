@@ -113,6 +113,39 @@ TEST_CASE("b_transport: a correct target gives no violation and read data may ch
   CHECK(l.chk.report().find("0 protocol violations, 10 b_transport") != std::string::npos);
 }
 
+TEST_CASE("b_transport: a target that waits consumes the annotation; ending earlier than it is flagged") {
+  // Two calls with 10 ns of annotation: the first target waits it out and returns 0 (ends at
+  // the same local time: allowed); the second waits 2 ns and returns 3 ns (ends 5 ns early).
+  link l([](initiator& i) {
+    for (unsigned k = 0; k < 2; ++k) {
+      std::uint64_t v = k;
+      auto* gp = new tlm::tlm_generic_payload;
+      gp->set_command(tlm::TLM_WRITE_COMMAND);
+      gp->set_address(8 * k);
+      gp->set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+      gp->set_data_length(8);
+      gp->set_streaming_width(8);
+      gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_core::sc_time d = ns(10);
+      i.socket->b_transport(*gp, d);
+      delete gp;
+    }
+  });
+  l.tgt.on_b = [](tlm::tlm_generic_payload& gp, sc_core::sc_time& d) {
+    if (gp.get_address() == 0) {
+      sc_core::wait(d);
+      d = sc_core::SC_ZERO_TIME;
+    } else {
+      sc_core::wait(ns(2));
+      d = ns(3);
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  };
+  sc_core::sc_start();
+  CHECK(l.chk.violations() == 1);
+  CHECK(mentions(l.chk, "b.delay_decreased", "from 10 ns to 3 ns after waiting 2 ns"));
+}
+
 // ------------------------------------------------------------------------------ nb_transport
 
 TEST_CASE("nb_transport: two BEGIN_REQ without END_REQ break the request exclusion rule") {

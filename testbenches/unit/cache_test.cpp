@@ -145,6 +145,15 @@ TEST_CASE("cache: a queue of one request holds the next back until the response"
   CHECK(f.stats()["queue_wait_cycles"].get<std::uint64_t>() > 0);
 }
 
+TEST_CASE("cache: a request passed on (a write through) leaves the queue when it goes on") {
+  // Eight writes in flight at once through a queue of one: each leaves the queue at its
+  // lookup, so none waits for room (reads, which the cache serves, do: the case above).
+  fixture f({writes(0, 256, 8)}, {{"writes", "write_through"}, {"queue_depth", 1}}, {{"max_outstanding", 8}});
+  f.run();
+  CHECK(f.stats()["queue_wait_cycles"] == 0);
+  CHECK(f.stats("dram")["writes"] == 8);
+}
+
 TEST_CASE("cache: the shared-memory carve-out leaves the rest to the cache") {
   // 2 passes over 8 KB: with 16 KB of cache the second pass hits; with 12 of them given to
   // shared memory (4 KB left) every access misses.

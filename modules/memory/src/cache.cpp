@@ -28,7 +28,7 @@ void cache_params::visit(param_visitor& v) {
   param(v, {"bytes_per_cycle", "B", "data path: each request's bytes pass it at this rate"}, bytes_per_cycle, 1, 4096);
   param(v, {"mshrs", "", "misses to distinct lines in flight at once"}, mshrs, 1, 4096);
   param(v, {"mshr_targets", "requests", "requests waiting on one MSHR at most"}, mshr_targets, 1, 4096);
-  param(v, {"queue_depth", "requests", "requests between acceptance (END_REQ) and response; more wait upstream"},
+  param(v, {"queue_depth", "requests", "requests the cache serves, between acceptance (END_REQ) and response (one it passes on, a write through or a bypassed or uncached request, leaves when sent on); more wait upstream"},
         queue_depth, 1, 65536);
   param_enum(v, {"writes", "", "write policy"}, writes, write_policies);
   param(v, {"bypass_cache_global", "",
@@ -116,12 +116,29 @@ void cache::enter(request& r, std::uint64_t at) {
 void cache::response_sent(request& r) {
   latency_sum_ += now_cycle() - r.arrival;
   ++responses_;
+  if (passed_.erase(&r) == 0) leave_queue();
+}
+
+// A request the cache does not serve (a write through, a bypassed or uncached one) goes on
+// to the next level at cycle t and leaves the queue then: the next level holds it.
+void cache::pass_on(request& r, std::uint64_t t) {
+  forward_at(r, t);
+  passed_.insert(&r);
+  leave_queue();
+}
+
+// A request left the queue: the first waiting for room enters (its lookup after the ones
+// before it on the tag port).
+void cache::leave_queue() {
   --accepted_;
-  if (!entering_.empty() && accepted_ < p_.queue_depth) {
+  if (admitting_) return;  // (the loop below takes them in turn)
+  admitting_ = true;
+  while (!entering_.empty() && accepted_ < p_.queue_depth) {
     request* next = entering_.front();
     entering_.pop_front();
     enter(*next, now_cycle());
   }
+  admitting_ = false;
 }
 
 cache::line* cache::find(std::uint64_t line_address) {
@@ -173,14 +190,14 @@ void cache::lookup(request& r, std::uint64_t at) {
   tlm::tlm_generic_payload& gp = *r.gp;
   const bool write = is_write(gp) && !gp.get_extension<atomic_extension>();
   if ((write || gp.get_extension<atomic_extension>()) && p_.writes == write_policy::write_through) {
-    forward_at(r, t);  // (the next level times it; answered() sends the response up)
+    pass_on(r, t);  // (the next level times it; answered() sends the response up)
     return;
   }
   if (p_.bypass_cache_global) {
     const auto* h = gp.get_extension<hierarchy_extension>();
     if (h && h->cache_global) {
       ++bypassed_;
-      forward_at(r, t);
+      pass_on(r, t);
       return;
     }
   }
@@ -237,7 +254,7 @@ void cache::lookup(request& r, std::uint64_t at) {
   }
   if (never) {
     ++uncached_;
-    forward_at(r, t);  // (answered() sends the response up)
+    pass_on(r, t);  // (answered() sends the response up)
     return;
   }
   if (later) {

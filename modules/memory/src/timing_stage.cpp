@@ -152,7 +152,16 @@ void timing_stage::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_c
   }
   request* r = new_request(gp, port, now_cycle(), true);
   wake_arbiter(r->arrival);
-  while (!r->answered) wait(r->lt_answer);
+  // The caller's thread waits for the answer, and carries the request down with b_transport
+  // itself when the stage sends it on (the payload may have no memory manager: LT stays LT).
+  for (;;) {
+    while (!r->answered && !r->lt_send) wait(r->lt_answer);
+    if (r->answered) break;
+    r->lt_send = false;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    (*downs_[r->out])->b_transport(*r->gp, d);
+    down_answered(r, sc_core::sc_time_stamp() + d);
+  }
   finish_request(r);
 }
 
@@ -174,7 +183,7 @@ timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, u
   r->arrival = arrival;
   r->seq = seq_++;
   r->lt = lt;
-  r->answered = r->own = r->serviced = r->marked = r->flagged = false;
+  r->answered = r->own = r->serviced = r->marked = r->flagged = r->lt_send = false;
   r->on_answer = nullptr;
   pending_.push_back(r);
   return r;
@@ -327,6 +336,11 @@ void timing_stage::run_actions() {
         break;
       }
       case action::send_down:
+        if (r.lt) {  // (its caller's thread takes it down)
+          r.lt_send = true;
+          r.lt_answer.notify(sc_core::SC_ZERO_TIME);
+          break;
+        }
         down_q_[r.out].push(r.gp, sc_core::sc_time_stamp());
         send_down(r.out);
         break;

@@ -36,8 +36,10 @@ std::uint64_t tensor_descriptor::box_bytes() const {
 
 void tma_loader_params::visit(param_visitor& v) {
   param(v, {"issue_interval", "cycles", "cycles between row requests to global memory"}, issue_interval, 1, 1 << 20);
-  param(v, {"issue_latency", "cycles", "from the copy's start (the tma.load) to its first row request"}, issue_latency, 0,
-        1 << 20);
+  param(v, {"issue_latency", "cycles",
+             "per-copy issue cost: from the copy's start (the tma.load) to its first row request (descriptor "
+             "fetch and decode, address generation, request formation)"},
+        issue_latency, 0, 1 << 20);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -83,6 +84,8 @@ class cache : public timing_stage {
   // lookup, and the level below may answer before hit_latency: no promise.)
   std::uint64_t least_latency(const tlm::tlm_generic_payload&) const override { return 0; }
   void enter(request& r, std::uint64_t at);
+  void pass_on(request& r, std::uint64_t t);
+  void leave_queue();
   void lookup(request& r, std::uint64_t at);
   void serve(request& r, std::uint64_t ready);
   void filled(unsigned m, unsigned sectors, std::uint64_t at);
@@ -105,6 +108,8 @@ class cache : public timing_stage {
   occupancy_calendar data_path_;
   unsigned accepted_ = 0;             // requests between acceptance and response
   std::deque<request*> entering_;     // waiting for room in the queue
+  std::unordered_set<const request*> passed_;  // passed on: out of the queue before their response
+  bool admitting_ = false;
   std::deque<request*> stalled_;      // waiting for an MSHR or a line to replace
   std::vector<std::uint64_t> blocks_;  // scratch
   std::unordered_map<const request*, waiting_info> waits_;

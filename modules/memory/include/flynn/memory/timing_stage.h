@@ -1,13 +1,14 @@
 // A timing stage of a memory hierarchy: target ports upstream, one initiator socket `down`
 // to the next stage or the data array. The base class takes care of the TLM-2.0 base
-// protocol on both sides (AT and LT upstream, AT downstream, one request phase and one
-// response phase open per socket) and of simulated-time order: requests are handed to the
-// stage's schedule() at their arrival cycle, one delta cycle after it starts, in (arrival
-// cycle, port, order) order, whatever order the initiators ran in. The stage decides when
-// END_REQ goes back (end_req_at), when the request goes on down (forward_at) and when its
-// response goes up (respond_at, by default when the next level answers); it may send
-// requests of its own (fills, write-backs: issue_own). Requests a cache level has already
-// served (hierarchy_extension::serviced) pass straight through.
+// protocol on both sides (AT and LT upstream; AT downstream, or LT for an LT call, carried
+// down in its caller's thread; one request phase and one response phase open per socket)
+// and of simulated-time order: requests are handed to the stage's schedule() at their
+// arrival cycle, one delta cycle after it starts, in (arrival cycle, port, order) order,
+// whatever order the initiators ran in. The stage decides when END_REQ goes back
+// (end_req_at), when the request goes on down (forward_at) and when its response goes up
+// (respond_at, by default when the next level answers); it may send requests of its own
+// (fills, write-backs: issue_own). Requests a cache level has already served
+// (hierarchy_extension::serviced) pass straight through.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,7 @@ class timing_stage : public module {
     std::uint64_t arrival = 0, seq = 0;
     unsigned out = 0;  // the output it goes down through
     bool lt = false, answered = false, own = false, serviced = false;
+    bool lt_send = false;  // an LT request the stage sends on: its caller's thread calls b_transport down
     std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
     hierarchy_extension mark;                      // own requests, and serviced marks set here
     bool marked = false;                           // `mark` is set on an initiator's payload
