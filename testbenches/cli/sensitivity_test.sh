@@ -14,7 +14,9 @@
 #      quarter as fast passes its golden check, and takes at least its FMAs at 4 x 128 a cycle;
 #   6. the SIMT core's load/store latency: vecadd with lat_lsu 0 (the issue loop decides at
 #      the responses' own cycle), 1 and 6 passes its golden check each time, and each cycle
-#      of it adds to the run, by at most a cycle per warp.
+#      of it adds to the run, by at most a cycle per warp;
+#   7. the fp8 and tf32 MMAs take the time of their 32 bytes of K: with the tensor cores at
+#      half rate their interval doubles (128 -> 256) and their multiply-adds a cycle halve.
 #   usage: sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -87,6 +89,18 @@ for lat in 0 1 6; do run "lsu$lat" "$VEC" --set "modules.sm.lat_lsu=$lat"; done
 l0=$(stat lsu0 cycles) l1=$(stat lsu1 cycles) l6=$(stat lsu6 cycles)
 check "vecadd with lat_lsu 0, 1, 6: $l0, $l1, $l6 cycles, longer with each cycle of latency" "$l0 < $l1 < $l6"
 check "lat_lsu 1 -> 6: $l1 -> $l6 cycles, at most 5 more for each of the 256 warps" "$l6 - $l1 <= 5 * 256"
+
+# 7. The MMA types against the tensor cores' rate.
+half=()
+for k in 0 1 2 3; do half+=(--set "modules.tc$k.fma_per_cycle=256"); done
+for t in fp8 tf32; do
+  run "$t" "$SRC/scenarios/gmma/calibration_h100_sm_$t.json" --set calibration=[]
+  run "${t}_half" "$SRC/scenarios/gmma/calibration_h100_sm_$t.json" --set calibration=[] "${half[@]}"
+  a=$(stat "$t" top.gmma.mma_interval) b=$(stat "${t}_half" top.gmma.mma_interval)
+  ra=$(stat "$t" top.gmma.mma_fma_rate) rb=$(stat "${t}_half" top.gmma.mma_fma_rate)
+  check "$t MMAs: interval $a -> $b cycles, rate $ra -> $rb with the tensor cores at half rate" \
+    "$a == 128 and $b == 256 and $rb * 2 == $ra"
+done
 
 [ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
 exit $fail

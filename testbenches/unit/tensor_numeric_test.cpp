@@ -91,6 +91,56 @@ TEST_CASE("bf16 conversions keep the high half with round to nearest even") {
   }
 }
 
+TEST_CASE("fp8: e4m3 and e5m2 decode to their values; conversions round to nearest even") {
+  using flynn::e4m3_to_f32;
+  using flynn::e5m2_to_f32;
+  // e4m3: bias 7, 3 mantissa bits, no infinities, S.1111.111 the only NaN.
+  CHECK(e4m3_to_f32(0x00) == 0.0f);
+  CHECK(e4m3_to_f32(0x38) == 1.0f);                          // exponent 7
+  CHECK(e4m3_to_f32(0x01) == std::ldexp(1.0f, -9));          // smallest subnormal
+  CHECK(e4m3_to_f32(0x08) == std::ldexp(1.0f, -6));          // smallest normal
+  CHECK(e4m3_to_f32(0x7e) == 448.0f);                        // largest finite
+  CHECK(e4m3_to_f32(0xbc) == -1.5f);
+  CHECK(e4m3_to_f32(0x78) == 256.0f);                        // exponent 15 is finite
+  CHECK(std::isnan(e4m3_to_f32(0x7f)));
+  CHECK(std::isnan(e4m3_to_f32(0xff)));
+  // e5m2: bias 15, 2 mantissa bits, IEEE specials.
+  CHECK(e5m2_to_f32(0x3c) == 1.0f);
+  CHECK(e5m2_to_f32(0x01) == std::ldexp(1.0f, -16));
+  CHECK(e5m2_to_f32(0x7b) == 57344.0f);
+  CHECK(e5m2_to_f32(0x7c) == INFINITY);
+  CHECK(e5m2_to_f32(0xfc) == -INFINITY);
+  CHECK(std::isnan(e5m2_to_f32(0x7d)));
+  // Every finite code converts back to itself.
+  for (unsigned c = 0; c < 256; ++c) {
+    const auto v = static_cast<std::uint8_t>(c);
+    if (!std::isnan(e4m3_to_f32(v)) && (v & 0x7f) != 0) CHECK(flynn::f32_to_e4m3(e4m3_to_f32(v)) == v);
+    if (std::isfinite(e5m2_to_f32(v)) && (v & 0x7f) != 0) CHECK(flynn::f32_to_e5m2(e5m2_to_f32(v)) == v);
+  }
+  // Ties go to the even code: 1 + 1/16 lies between 1 (0x38) and 1.125 (0x39).
+  CHECK(flynn::f32_to_e4m3(1.0625f) == 0x38);
+  CHECK(flynn::f32_to_e4m3(1.1875f) == 0x3a);  // between 1.125 (0x39) and 1.25 (0x3a)
+  CHECK(flynn::f32_to_e4m3(1.07f) == 0x39);
+  // e4m3 saturates, e5m2 overflows to infinity from 61440 (half a step past 57344).
+  CHECK(flynn::f32_to_e4m3(1e6f) == 0x7e);
+  CHECK(flynn::f32_to_e4m3(-1e6f) == 0xfe);
+  CHECK(flynn::f32_to_e5m2(61439.0f) == 0x7b);
+  CHECK(flynn::f32_to_e5m2(61440.0f) == 0x7c);
+}
+
+TEST_CASE("tf32: the top 19 bits of the 32-bit element, the rest not read") {
+  const float x = 1.0f + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -11);  // one bit beyond tf32's 10
+  CHECK(flynn::tf32_to_f32(flynn::float_to_bits(x)) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(flynn::tf32_to_f32(flynn::float_to_bits(-3.0f)) == -3.0f);
+  unsigned char bytes[4];
+  const std::uint32_t b = flynn::float_to_bits(x);
+  std::memcpy(bytes, &b, 4);
+  CHECK(flynn::element_to_f32(flynn::element_type::tf32, bytes) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(flynn::element_to_f32(flynn::element_type::f32, bytes) == x);
+  CHECK(flynn::element_bytes(flynn::element_type::tf32) == 4);
+  CHECK(flynn::element_bytes(flynn::element_type::e5m2) == 1);
+}
+
 TEST_CASE("reference GEMM: fp32 accumulation in k order within tolerance of exact arithmetic") {
   const unsigned m = 16, n = 8, k = 64;
   std::mt19937 rng(3);

@@ -63,6 +63,10 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
         return n > 1 ? double(last_end_ - first_end_) / double(n - 1) : 0.0;
       },
       "cycles", "mean cycles between the ends of consecutive MMAs");
+  stats_.add_real(
+      "mma_fma_rate",
+      [this] { return last_end_ > first_end_ ? double(fmas_after_first_) / double(last_end_ - first_end_) : 0.0; },
+      "FMA/cycle", "multiply-adds of the MMAs after the first over the cycles between the first's end and the last's");
 }
 
 std::string gmma_unit::pending_work() const {
@@ -106,8 +110,8 @@ std::string gmma_unit::check_operands(const wgmma_request& r) const {
     if (e.empty()) e = d.validate();
     if (e.empty())
       for (unsigned row = 0; row < rows && e.empty(); ++row)
-        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements) {
-          const std::uint64_t a = wgmma_operand_address(d, row, k);
+        for (unsigned kb = 0; kb < wgmma_row_bytes; kb += wgmma_chunk_bytes) {
+          const std::uint64_t a = wgmma_operand_address(d, row, kb);
           if (a + wgmma_chunk_bytes > r.smem_bytes) {
             e = "row " + std::to_string(row) + " lies at shared address " + hex(a) + ", outside the block's " +
                 std::to_string(r.smem_bytes) + " bytes";
@@ -219,7 +223,8 @@ std::string gmma_unit::run(gathering& g) {
   const std::uint64_t first = *std::min_element(g.arrived.begin(), g.arrived.end());
   start_wait_ += last - first;
   ++wgmmas_;
-  fmas_ += std::uint64_t(warps) * wgmma_warp_rows * n * wgmma_k;
+  const unsigned kk = wgmma_k_of(r0.type);  // K: 32 bytes of each operand row
+  fmas_ += std::uint64_t(warps) * wgmma_warp_rows * n * kk;
   const std::uint64_t start = last + p_.start_latency;
   std::uint64_t t = start;  // request issue cycle: when an operand buffer is free
   if (p_.operand_buffers > 1 && math_starts_.size() >= p_.operand_buffers - 1)
@@ -228,8 +233,8 @@ std::string gmma_unit::run(gathering& g) {
     t = std::max(t, last_end_);
   state_.set(to_time(start), 2);
 
-  // 2. A slices: warp w's rows 16w .. 16w+15, row-major 16 x 16.
-  std::vector<std::vector<std::uint16_t>> a(warps, std::vector<std::uint16_t>(wgmma_warp_rows * wgmma_k));
+  // 2. A slices: warp w's rows 16w .. 16w+15, row-major, 32 bytes (K elements) a row.
+  std::vector<std::vector<unsigned char>> a(warps, std::vector<unsigned char>(wgmma_warp_rows * wgmma_row_bytes));
   std::vector<std::uint64_t> a_ready(warps, t);
   matrix_descriptor ad, bd;
   matrix_descriptor::decode(r0.b_desc, bd);
@@ -245,21 +250,19 @@ std::string gmma_unit::run(gathering& g) {
         for (unsigned i = 0; i < wgmma_a_registers; ++i) {
           unsigned row = 0, col = 0;
           wgmma_a_position(l, i, row, col);
-          std::uint32_t v = 0;
-          std::memcpy(&v, &data[warp_register_bytes * i + lane_register_bytes * l], lane_register_bytes);
-          a[w][row * wgmma_k + col] = static_cast<std::uint16_t>(v & 0xffff);
-          a[w][row * wgmma_k + col + 1] = static_cast<std::uint16_t>(v >> 16);
+          // (the pair of 16-bit elements, low half first, at columns col and col + 1)
+          std::memcpy(&a[w][row * wgmma_row_bytes + col * wgmma_element_bytes],
+                      &data[warp_register_bytes * i + lane_register_bytes * l], lane_register_bytes);
         }
       rf_read_bytes_ += wgmma_a_registers * warp_register_bytes;
     } else {
       std::vector<std::uint64_t> addrs;
       for (unsigned row = 0; row < wgmma_warp_rows; ++row)
-        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements)
-          addrs.push_back(r.smem_base + wgmma_operand_address(ad, wgmma_warp_rows * w + row, k));
+        for (unsigned kb = 0; kb < wgmma_row_bytes; kb += wgmma_chunk_bytes)
+          addrs.push_back(r.smem_base + wgmma_operand_address(ad, wgmma_warp_rows * w + row, kb));
       std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
       if (auto e = read_chunks(addrs, t++, buf.data(), a_ready[w]); !e.empty()) return "wgmma A: " + e;
-      for (unsigned row = 0; row < wgmma_warp_rows; ++row)
-        std::memcpy(&a[w][row * wgmma_k], &buf[row * wgmma_row_bytes], wgmma_row_bytes);
+      std::memcpy(a[w].data(), buf.data(), a[w].size());
       a_smem_bytes_ += wgmma_warp_rows * wgmma_row_bytes;
     }
   }
@@ -269,23 +272,23 @@ std::string gmma_unit::run(gathering& g) {
   const unsigned groups = n / cg + (n % cg ? 1 : 0);
   // A read carries at most a lanes_extension's lanes of chunks: this many B columns.
   const unsigned columns_per_read = lanes_extension::max_lanes * wgmma_chunk_bytes / wgmma_row_bytes;
-  std::vector<std::vector<std::uint16_t>> b(groups);
+  std::vector<std::vector<unsigned char>> b(groups);
   std::vector<std::uint64_t> b_ready(groups);
   std::uint64_t math_start = UINT64_MAX, end = 0;
   std::vector<float> tile;
   std::vector<std::uint64_t> part_done(warps, 0);
   for (unsigned q = 0; q < groups; ++q) {
     const unsigned cols = std::min(cg, n - q * cg);
-    b[q].resize(std::size_t(cols) * wgmma_k);
+    b[q].resize(std::size_t(cols) * wgmma_row_bytes);
     for (unsigned c0 = 0; c0 < cols; c0 += columns_per_read) {
       std::vector<std::uint64_t> addrs;
       for (unsigned c = c0; c < std::min(cols, c0 + columns_per_read); ++c)
-        for (unsigned k = 0; k < wgmma_k; k += wgmma_chunk_elements)
-          addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, k));
+        for (unsigned kb = 0; kb < wgmma_row_bytes; kb += wgmma_chunk_bytes)
+          addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, kb));
       std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
       std::uint64_t landed = t;
       if (auto e = read_chunks(addrs, t++, buf.data(), landed); !e.empty()) return "wgmma B: " + e;
-      std::memcpy(&b[q][std::size_t(c0) * wgmma_k], buf.data(), buf.size());
+      std::memcpy(&b[q][std::size_t(c0) * wgmma_row_bytes], buf.data(), buf.size());
       b_ready[q] = std::max(b_ready[q], landed);
     }
     b_smem_bytes_ += std::uint64_t(cols) * wgmma_row_bytes;
@@ -322,8 +325,9 @@ std::string gmma_unit::run(gathering& g) {
       mma_step_extension x;
       x.m = wgmma_warp_rows;
       x.n = cols;
-      x.k = wgmma_k;
+      x.k = kk;
       x.type = r0.type;
+      x.b_type = r0.b_type;
       x.a = a[w].data();
       x.b = b[q].data();
       x.d = tile.data();
@@ -382,6 +386,8 @@ std::string gmma_unit::run(gathering& g) {
                       to_time(first), to_time(end)});
     }
   }
+  else
+    fmas_after_first_ += std::uint64_t(warps) * wgmma_warp_rows * n * kk;
   last_end_ = end;
   return {};
 }

@@ -87,7 +87,8 @@ std::optional<lane_error> issue_wgmma(warp& w, block_slot& b, const instr& in, s
     return lane_error{0, "wgmma needs all 32 threads of the warp active (active mask " + hex(lanes) + ")"};
   wgmma_request r;
   r.n = in.mma_n;
-  r.type = in.mma_bf16 ? element_type::bf16 : element_type::f16;
+  r.type = in.mma_type;
+  r.b_type = in.mma_b_type;
   r.a_in_registers = in.mma_a_regs;
   if (in.mma_scale_pred) {  // scale-d from a predicate: one value for the warp
     const std::uint32_t p = w.p[in.rc & 7u] & lanes;

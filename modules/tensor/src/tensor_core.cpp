@@ -57,8 +57,12 @@ FLYNN_WIDE_VECTORS void accumulate_products(const float* af, const float* bf, fl
 void tensor_core_params::visit(param_visitor& v) {
   param(v, {"step_m", "", "rows of one datapath step"}, step_m, 1, 64);
   param(v, {"step_n", "", "columns of one datapath step"}, step_n, 1, 64);
-  param(v, {"step_k", "", "depth of one datapath step"}, step_k, 1, 64);
-  param(v, {"fma_per_cycle", "FMA/cycle", "multiply-adds per cycle (a whole number of steps)"}, fma_per_cycle, 1, 1 << 16);
+  param(v, {"step_k", "", "depth of one datapath step in 16-bit elements (2 x step_k bytes of K: twice the fp8 elements, half the tf32)"},
+        step_k, 1, 64);
+  param(v, {"fma_per_cycle", "FMA/cycle",
+            "multiply-adds per cycle on 16-bit operands (a whole number of steps): the datapath takes 2 x step_k bytes of "
+            "K a step, so fp8 runs twice as many multiply-adds a cycle and tf32 half"},
+        fma_per_cycle, 1, 1 << 16);
   param(v, {"latency", "cycles", "pipeline latency from the last step to D written back"}, latency, 0, 1000);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
@@ -98,7 +102,9 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   }
   // Timing: whole steps, in arrival order.
   const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
-  const std::uint64_t steps = ceil_div(x->m, p_.step_m) * ceil_div(x->n, p_.step_n) * ceil_div(x->k, p_.step_k);
+  // (K in 16-bit units: the datapath moves 2 x step_k bytes of each operand row a step)
+  const std::uint64_t k16 = ceil_div(std::uint64_t(x->k) * element_bytes(x->type), 2);
+  const std::uint64_t steps = ceil_div(x->m, p_.step_m) * ceil_div(x->n, p_.step_n) * ceil_div(k16, p_.step_k);
   const std::uint64_t per_cycle = p_.fma_per_cycle / (p_.step_m * p_.step_n * p_.step_k);
   const std::uint64_t busy = ceil_div(steps, per_cycle);
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
@@ -117,15 +123,17 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   // B is given column by column (x->b[j * k + q]); it is kept row by row (bf_[q * n + j]) so
   // that eight columns of one product row are side by side. (The widening is chosen once per
   // block, so that each loop is a plain one.)
-  if (x->type == element_type::bf16) {
-    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = bf16_to_f32(x->a[e]);
+  const unsigned ea = element_bytes(x->type), eb = element_bytes(x->b_type);
+  if (x->type == element_type::bf16 && x->b_type == element_type::bf16) {
+    const auto half = [](const unsigned char* p) { return bf16_to_f32(static_cast<std::uint16_t>(p[0] | p[1] << 8)); };
+    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = half(x->a + 2 * e);
     for (unsigned j = 0; j < x->n; ++j)
-      for (unsigned q = 0; q < x->k; ++q) bf_[std::size_t(q) * x->n + j] = bf16_to_f32(x->b[std::size_t(j) * x->k + q]);
+      for (unsigned q = 0; q < x->k; ++q) bf_[std::size_t(q) * x->n + j] = half(x->b + 2 * (std::size_t(j) * x->k + q));
   } else {
-    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = to_f32(x->type, x->a[e]);
+    for (std::size_t e = 0; e < af_.size(); ++e) af_[e] = element_to_f32(x->type, x->a + ea * e);
     for (unsigned j = 0; j < x->n; ++j)
       for (unsigned q = 0; q < x->k; ++q)
-        bf_[std::size_t(q) * x->n + j] = to_f32(x->type, x->b[std::size_t(j) * x->k + q]);
+        bf_[std::size_t(q) * x->n + j] = element_to_f32(x->b_type, x->b + eb * (std::size_t(j) * x->k + q));
   }
   accumulate_products(af_.data(), bf_.data(), x->d, x->m, x->n, x->k);
   delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();

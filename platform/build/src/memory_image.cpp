@@ -26,7 +26,7 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     throw input_error(sd.origin_of(p), p, expected, found);
   };
   static const std::vector<std::string> keys = {"symbol", "address", "values", "floats", "doubles", "iota", "start",
-                                                "step", "fill", "value", "random", "random_floats", "random_doubles", "random_bf16", "random_f16",
+                                                "step", "fill", "value", "random", "random_floats", "random_doubles", "random_bf16", "random_f16", "random_e4m3", "random_e5m2",
                                                 "seed", "min", "max"};
   if (!e.is_object()) fail(path, "an object with \"symbol\" or \"address\"", json_kind(e));
   for (auto it = e.begin(); it != e.end(); ++it)
@@ -115,8 +115,28 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
       }
       w.push_back(pair);
     }
+  } else if (init && (e.contains("random_e4m3") || e.contains("random_e5m2"))) {
+    // 8-bit floats: values uniform in [-1, 1) rounded to the format (nearest even), packed
+    // four per 4-byte element (first in the lowest byte).
+    const bool e4 = e.contains("random_e4m3");
+    const char* key = e4 ? "random_e4m3" : "random_e5m2";
+    const std::uint64_t n = count(key);
+    if (elem_bytes != 4 || n % 4)
+      fail(path + "." + key, "a count of 8-bit values that is a multiple of 4, in 4-byte elements", std::to_string(n));
+    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
+    for (std::uint64_t i = 0; i < n; i += 4) {
+      std::uint64_t word = 0;
+      for (unsigned q = 0; q < 4; ++q) {
+        const float x = static_cast<float>(double(rng() >> 40) / double(1ull << 23) - 1.0);  // exact in fp32
+        word |= std::uint64_t(e4 ? f32_to_e4m3(x) : f32_to_e5m2(x)) << (8 * q);
+      }
+      w.push_back(word);
+    }
   } else {
-    fail(path, init ? "one of values, floats, iota, fill, random, random_floats, random_bf16, random_f16" : "one of values, floats, iota, fill",
+    fail(path,
+         init ? "one of values, floats, iota, fill, random, random_floats, random_bf16, random_f16, random_e4m3, "
+                "random_e5m2"
+              : "one of values, floats, iota, fill",
          "none of them");
   }
   return img;

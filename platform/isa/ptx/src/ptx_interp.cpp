@@ -512,7 +512,8 @@ class machine {
       parts[i].b_desc = at[i]->b_desc;
       for (const auto r : k_.code[at[i]->pc].group) parts[i].d.push_back(static_cast<std::uint32_t>(ths[t0 + i].r[r]));
     }
-    const std::string e = simt::golden_wgmma(n, first.type == dtype::bf16 ? element_type::bf16 : element_type::f16, false,
+    const element_type ty = first.type == dtype::bf16 ? element_type::bf16 : element_type::f16;
+    const std::string e = simt::golden_wgmma(n, ty, ty, false,
                                              at[0]->accumulate, *shared_, parts);
     if (!e.empty()) throw stop{e};
     for (unsigned i = 0; i < 128; ++i) {

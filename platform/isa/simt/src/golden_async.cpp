@@ -2,6 +2,7 @@
 // reference arithmetic, shared by the SIMT ISA's and the PTX interpreter (written
 // independently of the timed TMA loader and GMMA unit, which are checked against them).
 #include <cfloat>
+#include <cmath>
 #include <cstring>
 
 #include "flynn/common/format.h"
@@ -18,15 +19,15 @@ namespace {
 
 using eight_floats = float __attribute__((vector_size(8 * sizeof(float))));  // element-wise IEEE fp32
 
-// Columns j .. j + 8 * Groups - 1 of one row of D += that row of A (16 wide) x B (16 x n):
+// Columns j .. j + 8 * Groups - 1 of one row of D += that row of A (K wide) x B (K x n):
 // eight columns per group as one element-wise fp32 operation, their partial sums held across
-// the row's sixteen products. Inlined into the caller's build.
-template <unsigned Groups>
+// the row's K products. Inlined into the caller's build.
+template <unsigned Groups, unsigned K>
 [[gnu::always_inline]] inline void wgmma_columns(const float* arow, const float* bf, float* drow, unsigned n,
                                                  unsigned j) {
   eight_floats dv[Groups], bv;
   for (unsigned g = 0; g < Groups; ++g) std::memcpy(&dv[g], drow + j + 8 * g, sizeof bv);
-  for (unsigned k = 0; k < 16; ++k) {
+  for (unsigned k = 0; k < K; ++k) {
     const float x = arow[k];
     const eight_floats xv = {x, x, x, x, x, x, x, x};
     for (unsigned g = 0; g < Groups; ++g) {
@@ -37,16 +38,58 @@ template <unsigned Groups>
   for (unsigned g = 0; g < Groups; ++g) std::memcpy(drow + j + 8 * g, &dv[g], sizeof bv);
 }
 
-// D (64 x n, row-major) += A (64 x 16) x B (16 x n, row-major), the reference arithmetic (each
+// D (64 x n, row-major) += A (64 x K) x B (K x n, row-major), the reference arithmetic (each
 // output: acc = D, then + a[i][k] * b[k][j] for k ascending, fp32). n is a multiple of 8; four
 // groups of eight columns side by side, independent chains the host can overlap.
+template <unsigned K>
 FLYNN_WIDE_VECTORS void wgmma_products(const float* af, const float* bf, float* d, unsigned n) {
   for (unsigned i = 0; i < 64; ++i) {
     float* drow = &d[std::size_t(i) * n];
-    const float* arow = &af[std::size_t(i) * 16];
+    const float* arow = &af[std::size_t(i) * K];
     unsigned j = 0;
-    for (; j + 32 <= n; j += 32) wgmma_columns<4>(arow, bf, drow, n, j);
-    for (; j < n; j += 8) wgmma_columns<1>(arow, bf, drow, n, j);
+    for (; j + 32 <= n; j += 32) wgmma_columns<4, K>(arow, bf, drow, n, j);
+    for (; j < n; j += 8) wgmma_columns<1, K>(arow, bf, drow, n, j);
+  }
+}
+
+// The operand formats, decoded here from their definitions (sign, exponent field, fraction;
+// independently of the datapath's numeric.h conversions for the 8-bit and tf32 formats).
+float golden_fp8(std::uint8_t v, unsigned exp_bits, bool ieee_specials) {
+  const unsigned man_bits = 7 - exp_bits, bias = (1u << (exp_bits - 1)) - 1;
+  const unsigned e = (v >> man_bits) & ((1u << exp_bits) - 1), m = v & ((1u << man_bits) - 1);
+  const float sign = (v & 0x80) ? -1.0f : 1.0f;
+  if (e == (1u << exp_bits) - 1) {
+    if (ieee_specials) return m ? NAN : sign * INFINITY;               // e5m2
+    if (m == (1u << man_bits) - 1) return NAN;                          // e4m3: only S.1111.111
+  }
+  const float frac = static_cast<float>(m) / static_cast<float>(1u << man_bits);
+  if (e == 0) return sign * std::ldexp(frac, 1 - static_cast<int>(bias));
+  return sign * std::ldexp(1.0f + frac, static_cast<int>(e) - static_cast<int>(bias));
+}
+
+float golden_tf32(const unsigned char* p) {
+  float x = 0;
+  std::memcpy(&x, p, 4);
+  if (!std::isfinite(x)) {  // (the format's definition for non-finite values: the top 19 bits)
+    std::uint32_t b = 0;
+    std::memcpy(&b, p, 4);
+    b &= 0xffffe000u;
+    std::memcpy(&x, &b, 4);
+    return x;
+  }
+  if (std::fabs(x) < std::ldexp(1.0f, -126))  // fp32 subnormal: multiples of 2^-136 kept
+    return std::trunc(std::ldexp(x, 136)) * std::ldexp(1.0f, -136);
+  int e = 0;
+  const float m = std::frexp(x, &e);  // |m| in [0.5, 1): 11 significant bits kept, truncated
+  return std::ldexp(std::trunc(m * 2048.0f) / 2048.0f, e);
+}
+
+float golden_element(element_type t, const unsigned char* p) {
+  switch (t) {
+    case element_type::e4m3: return golden_fp8(p[0], 4, false);
+    case element_type::e5m2: return golden_fp8(p[0], 5, true);
+    case element_type::tf32: return golden_tf32(p);
+    default: return to_f32(t, static_cast<std::uint16_t>(p[0] | p[1] << 8));
   }
 }
 
@@ -135,8 +178,8 @@ std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::in
   return {};
 }
 
-std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumulate, const std::vector<unsigned char>& shared,
-                         std::vector<wgmma_part>& parts) {
+std::string golden_wgmma(unsigned n, element_type ty, element_type bty, bool a_regs, bool accumulate,
+                         const std::vector<unsigned char>& shared, std::vector<wgmma_part>& parts) {
   std::string fault;
   auto desc = [&](std::uint64_t bits, const char* which, matrix_descriptor& d) {
     std::string e = matrix_descriptor::decode(bits, d);
@@ -144,30 +187,33 @@ std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumula
     if (!e.empty() && fault.empty()) fault = std::string(which) + " descriptor " + hex(bits) + ": " + e;
     return e.empty();
   };
-  auto smem16 = [&](std::uint64_t addr) -> std::uint16_t {
-    if (addr + 2 > shared.size()) {
+  // K: each operand row is 32 bytes; an element's bytes lie together in one 16-byte chunk.
+  const unsigned ea = element_bytes(ty), eb = element_bytes(bty), kk = 32 / ea;
+  auto element = [&](element_type t, unsigned bytes, std::uint64_t addr) -> float {
+    if (addr + bytes > shared.size()) {
       if (fault.empty()) fault = "wgmma operand at shared address " + hex(addr) + " out of range";
       return 0;
     }
-    return static_cast<std::uint16_t>(shared[addr] | (shared[addr + 1] << 8));
+    return golden_element(t, &shared[addr]);
   };
-  std::vector<std::uint16_t> a(64 * 16), b(std::size_t(16) * n);
+  std::vector<float> af(std::size_t(64) * kk), bf(std::size_t(kk) * n);
   std::vector<float> d(std::size_t(64) * n, 0.0f);
   for (unsigned w = 0; w < 4; ++w) {
-    if (a_regs) {
+    if (a_regs) {  // (16-bit types: a pair of elements per register, low half first)
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned i = 0; i < 4; ++i) {
           unsigned row = 0, col = 0;
           wgmma_a_position(l, i, row, col);
           const std::uint32_t v = parts[32 * w + l].a_frag[i];
-          a[(16 * w + row) * 16 + col] = static_cast<std::uint16_t>(v & 0xffff);
-          a[(16 * w + row) * 16 + col + 1] = static_cast<std::uint16_t>(v >> 16);
+          af[(16 * w + row) * kk + col] = to_f32(ty, static_cast<std::uint16_t>(v & 0xffff));
+          af[(16 * w + row) * kk + col + 1] = to_f32(ty, static_cast<std::uint16_t>(v >> 16));
         }
     } else {
       matrix_descriptor ad;
       if (!desc(parts[32 * w].a_desc, "A", ad)) return fault;
       for (unsigned row = 0; row < 16; ++row)
-        for (unsigned k = 0; k < 16; ++k) a[(16 * w + row) * 16 + k] = smem16(wgmma_operand_address(ad, 16 * w + row, k));
+        for (unsigned k = 0; k < kk; ++k)
+          af[(16 * w + row) * kk + k] = element(ty, ea, wgmma_operand_address(ad, 16 * w + row, k * ea));
     }
     if (accumulate)
       for (unsigned l = 0; l < 32; ++l)
@@ -180,13 +226,11 @@ std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumula
   matrix_descriptor bd;
   if (!desc(parts[0].b_desc, "B", bd)) return fault;
   for (unsigned j = 0; j < n; ++j)
-    for (unsigned k = 0; k < 16; ++k) b[std::size_t(k) * n + j] = smem16(wgmma_operand_address(bd, j, k));
+    for (unsigned k = 0; k < kk; ++k) bf[std::size_t(k) * n + j] = element(bty, eb, wgmma_operand_address(bd, j, k * eb));
   if (!fault.empty()) return fault;
-  // The operands converted once, each row's columns side by side.
-  std::vector<float> af(a.size()), bf(b.size());
-  for (std::size_t e = 0; e < a.size(); ++e) af[e] = to_f32(ty, a[e]);
-  for (std::size_t e = 0; e < b.size(); ++e) bf[e] = to_f32(ty, b[e]);
-  wgmma_products(af.data(), bf.data(), d.data(), n);
+  if (kk == 8) wgmma_products<8>(af.data(), bf.data(), d.data(), n);
+  else if (kk == 32) wgmma_products<32>(af.data(), bf.data(), d.data(), n);
+  else wgmma_products<16>(af.data(), bf.data(), d.data(), n);
   for (unsigned w = 0; w < 4; ++w)
     for (unsigned l = 0; l < 32; ++l) {
       parts[32 * w + l].d.resize(n / 2);

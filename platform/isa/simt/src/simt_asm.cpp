@@ -510,31 +510,60 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         f = form::count;
         display = "wgmma.wait_group";
       } else {
-        display = "wgmma.m64nNk16.f32.TYPE[.rs]";
-        const std::string shape = "a shape .m64nNk16 (N = 8 .. 256 in steps of 8)";
-        if (parts.empty()) fail(head.col, "wgmma.m64nNk16.f32.bf16|f16[.rs], wgmma.commit_group or wgmma.wait_group", quoted(head.s));
+        display = "wgmma.m64nNkK.f32.TYPE[.BTYPE][.rs]";
+        const std::string shape = "a shape .m64nNkK (N = 8 .. 256 in steps of 8; K = 16, 8 or 32)";
+        const std::string forms =
+            "wgmma.m64nNk16.f32.bf16|f16[.rs], wgmma.m64nNk8.f32.tf32, wgmma.m64nNk32.f32.e4m3|e5m2.e4m3|e5m2, "
+            "wgmma.commit_group or wgmma.wait_group";
+        if (parts.empty()) fail(head.col, forms, quoted(head.s));
         const std::string& sh = parts[0].s;
-        unsigned nn = 0;
-        bool ok = sh.size() > 7 && sh.compare(0, 4, "m64n") == 0 && sh.compare(sh.size() - 3, 3, "k16") == 0;
+        unsigned nn = 0, kk = 0;
+        bool ok = sh.size() > 6 && sh.compare(0, 4, "m64n") == 0 && sh.find('k') != std::string::npos;
         if (ok) {
-          const std::string digits = sh.substr(4, sh.size() - 7);
-          ok = !digits.empty() && digits.size() <= 3 && digits[0] != '0' &&
-               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-          if (ok) nn = static_cast<unsigned>(std::stoul(digits));
-          ok = ok && nn >= 8 && nn <= 256 && nn % 8 == 0;
+          const std::size_t kpos = sh.find('k');
+          const std::string digits = sh.substr(4, kpos - 4), kd = sh.substr(kpos + 1);
+          const auto number = [](const std::string& d) {
+            return !d.empty() && d.size() <= 3 && d[0] != '0' &&
+                   std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+          };
+          ok = number(digits) && number(kd);
+          if (ok) nn = static_cast<unsigned>(std::stoul(digits)), kk = static_cast<unsigned>(std::stoul(kd));
+          ok = ok && nn >= 8 && nn <= 256 && nn % 8 == 0 && (kk == 16 || kk == 8 || kk == 32);
         }
         if (!ok) fail(parts[0].col, shape, quoted(parts[0].orig));
         in.mma_n = static_cast<std::uint16_t>(nn);
         if (parts.size() < 2 || parts[1].s != "f32")
           fail(parts.size() < 2 ? head.col : parts[1].col, "the accumulator type .f32", quoted(parts.size() < 2 ? head.s : parts[1].orig));
-        if (parts.size() < 3 || (parts[2].s != "bf16" && parts[2].s != "f16"))
-          fail(parts.size() < 3 ? head.col : parts[2].col, "an input type .bf16 or .f16", quoted(parts.size() < 3 ? head.s : parts[2].orig));
-        in.mma_bf16 = parts[2].s == "bf16";
-        if (parts.size() > 3) {
-          if (parts[3].s != "rs") fail(parts[3].col, ".rs (A from registers) or the end of the mnemonic", quoted(parts[3].orig));
-          in.mma_a_regs = true;
+        const char* types = kk == 16 ? "an input type .bf16 or .f16 (K = 16)"
+                            : kk == 8 ? "the input type .tf32 (K = 8)"
+                                      : "an input type .e4m3 or .e5m2 (K = 32)";
+        const auto type_of = [&](const std::string& t, element_type& e) {
+          if (kk == 16 && (t == "bf16" || t == "f16")) e = t == "bf16" ? element_type::bf16 : element_type::f16;
+          else if (kk == 8 && t == "tf32") e = element_type::tf32;
+          else if (kk == 32 && (t == "e4m3" || t == "e5m2")) e = t == "e4m3" ? element_type::e4m3 : element_type::e5m2;
+          else return false;
+          return true;
+        };
+        if (parts.size() < 3 || !type_of(parts[2].s, in.mma_type))
+          fail(parts.size() < 3 ? head.col : parts[2].col, types, quoted(parts.size() < 3 ? head.s : parts[2].orig));
+        in.mma_b_type = in.mma_type;
+        std::size_t next = 3;
+        if (kk == 32) {  // fp8: B's type follows A's
+          if (parts.size() < 4 || !type_of(parts[3].s, in.mma_b_type))
+            fail(parts.size() < 4 ? head.col : parts[3].col, "B's input type .e4m3 or .e5m2 (after A's)",
+                 quoted(parts.size() < 4 ? head.s : parts[3].orig));
+          next = 4;
         }
-        if (parts.size() > 4) fail(parts[4].col, "end of the mnemonic (" + display + ")", quoted(parts[4].orig));
+        if (parts.size() > next) {
+          if (parts[next].s != "rs")
+            fail(parts[next].col, ".rs (A from registers) or the end of the mnemonic", quoted(parts[next].orig));
+          if (kk != 16)
+            fail(parts[next].col, "A from shared memory for ." + std::string(element_name(in.mma_type)) +
+                                      " (.rs takes .f16 and .bf16 only)", quoted(parts[next].orig));
+          in.mma_a_regs = true;
+          ++next;
+        }
+        if (parts.size() > next) fail(parts[next].col, "end of the mnemonic (" + display + ")", quoted(parts[next].orig));
       }
     } else if (f == form::setp) {
       display = "setp.CMP.TYPE";

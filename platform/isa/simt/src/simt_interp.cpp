@@ -595,7 +595,7 @@ class machine {
     const instr& first = k_.code[at[0]->pc];
     for (const arrival* x : at) {
       const instr& in = k_.code[x->pc];
-      if (in.mma_n != first.mma_n || in.mma_bf16 != first.mma_bf16 || in.mma_a_regs != first.mma_a_regs ||
+      if (in.mma_n != first.mma_n || in.mma_type != first.mma_type || in.mma_b_type != first.mma_b_type || in.mma_a_regs != first.mma_a_regs ||
           x->accumulate != at[0]->accumulate)
         throw stop{"the warps of the warpgroup issued different wgmma instructions"};
     }
@@ -609,7 +609,7 @@ class machine {
       const unsigned acc = k_.code[x.pc].rd;
       parts[i].d.assign(&ths[t0 + i].r[acc], &ths[t0 + i].r[acc] + n / 2);
     }
-    const std::string e = golden_wgmma(n, first.mma_bf16 ? element_type::bf16 : element_type::f16, first.mma_a_regs,
+    const std::string e = golden_wgmma(n, first.mma_type, first.mma_b_type, first.mma_a_regs,
                                        at[0]->accumulate, *shared_, parts);
     if (!e.empty()) throw stop{e};
     for (unsigned i = 0; i < 128; ++i) std::copy(parts[i].d.begin(), parts[i].d.end(), &ths[t0 + i].r[k_.code[at[i]->pc].rd]);

@@ -78,7 +78,7 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::deque<gathering> ready_;  // groups whose warps all arrived, in order; the worker runs the front
   sc_core::sc_event work_ev_, progress_ev_;
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
-  std::uint64_t last_end_ = 0, first_end_ = 0;
+  std::uint64_t last_end_ = 0, first_end_ = 0, fmas_after_first_ = 0;
   stat_counter wgmmas_, hw_instructions_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
       rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_;
   // Per (warpgroup, warp): the cycle each accumulator register's latest D write lands. An MMA

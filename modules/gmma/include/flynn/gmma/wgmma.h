@@ -1,4 +1,4 @@
-// The warpgroup MMA instruction wgmma.m64nNk16 as the SIMT core, the GMMA state machine
+// The warpgroup MMA instruction wgmma.m64nNkK as the SIMT core, the GMMA state machine
 // and the golden interpreter all see it: the core's link to the state machine, and the
 // register-fragment and shared-memory layouts (the public PTX ISA layouts for sm_90).
 //
@@ -24,20 +24,21 @@
 
 namespace flynn {
 
-// The shape of wgmma.m64nNk16: M = 64 rows, 16 per warp of the warpgroup, K = 16; A is 4
-// registers per lane with .rs.
+// The shape of wgmma.m64nNkK: M = 64 rows, 16 per warp of the warpgroup; K = 32 bytes of
+// each operand row: 16 elements of f16 or bf16, 8 of tf32, 32 of e4m3 or e5m2. A is 4
+// registers per lane with .rs (f16 and bf16 only).
 constexpr unsigned wgmma_m = 64;
 constexpr unsigned wgmma_warp_rows = 16;
-constexpr unsigned wgmma_k = 16;
+constexpr unsigned wgmma_k = 16;  // (f16, bf16)
 constexpr unsigned wgmma_a_registers = 4;
-// Operand elements (bf16, f16) are 2 bytes. Shared-memory operands are K-major in core
-// matrices of 8 rows of 16 bytes (8 elements); an operand row (a row of A, a column of B)
-// is two such 16-byte chunks, the unit in which the GMMA unit reads shared memory.
-constexpr unsigned wgmma_element_bytes = 2;
+// Shared-memory operands are K-major in core matrices of 8 rows of 16 bytes; an operand row
+// (a row of A, a column of B) is two such 16-byte chunks, 32 bytes whatever the element
+// type: the unit in which the GMMA unit reads shared memory.
 constexpr unsigned core_matrix_rows = 8;
 constexpr unsigned wgmma_chunk_bytes = 16;
-constexpr unsigned wgmma_chunk_elements = wgmma_chunk_bytes / wgmma_element_bytes;
-constexpr unsigned wgmma_row_bytes = wgmma_k * wgmma_element_bytes;
+constexpr unsigned wgmma_row_bytes = 32;
+constexpr unsigned wgmma_element_bytes = 2;  // (f16, bf16)
+inline unsigned wgmma_k_of(element_type t) { return wgmma_row_bytes / element_bytes(t); }
 
 // Row (within the warp's 16) and column of D held by accumulator register rd + i of `lane`.
 inline void wgmma_d_position(unsigned lane, unsigned i, unsigned& row, unsigned& col) {
@@ -51,9 +52,8 @@ inline void wgmma_a_position(unsigned lane, unsigned i, unsigned& row, unsigned&
   col = 8 * (i / 2) + 2 * (lane % 4);
 }
 
-// Byte address of element (row, k) of a K-major operand.
-inline std::uint64_t wgmma_operand_address(const matrix_descriptor& d, unsigned row, unsigned k) {
-  const std::uint64_t kb = std::uint64_t(k) * wgmma_element_bytes;
+// Byte address of byte kb (0 .. 31) of operand row `row` of a K-major operand.
+inline std::uint64_t wgmma_operand_address(const matrix_descriptor& d, unsigned row, unsigned kb) {
   const std::uint64_t core_row = row / core_matrix_rows, in_core = row % core_matrix_rows;
   if (d.swizzle == swizzle_mode::none)
     return d.start_address + core_row * d.stride_byte_offset + (kb / wgmma_chunk_bytes) * d.leading_byte_offset +
@@ -65,7 +65,8 @@ inline std::uint64_t wgmma_operand_address(const matrix_descriptor& d, unsigned 
 // One warp's part of a wgmma, as the SIMT core hands it to the GMMA state machine.
 struct wgmma_request {
   unsigned n = 64;
-  element_type type = element_type::bf16;
+  element_type type = element_type::bf16;    // A's elements
+  element_type b_type = element_type::bf16;  // B's (differs from A's only for fp8)
   bool a_in_registers = false;
   bool accumulate = true;                   // scale-d = 1
   std::uint64_t a_desc = 0, b_desc = 0;     // descriptors (a_desc: A in shared memory)

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "flynn/tensor/numeric.h"
+
 namespace flynn::simt {
 
 enum class op : std::uint8_t {
@@ -89,9 +91,10 @@ constexpr unsigned num_registers = 256;
 //   mbarrier.init|arrive.expect_tx|wait [ra+imm], rb|imm ; mbarrier.arrive [ra+imm]
 //   tma.load [ra+imm], MAP (rd = tensor map index), [rb], rc (first coordinate register)
 //   tma.store [ra+imm], MAP (rd), rc ; tma.wait
-//   wgmma.m64nNk16.f32.bf16|f16[.rs] rd, ra, rb, imm: accumulators rd .. rd+N/2-1; A is the
-//     matrix descriptor in ra:ra+1 (A in shared memory) or, with .rs, the A fragment in
-//     ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)
+//   wgmma.m64nNk16.f32.bf16|f16[.rs], wgmma.m64nNk8.f32.tf32, wgmma.m64nNk32.f32.ATYPE.BTYPE
+//     (e4m3 or e5m2 each) rd, ra, rb, imm: accumulators rd .. rd+N/2-1; A is the matrix
+//     descriptor in ra:ra+1 (A in shared memory) or, with .rs (16-bit types), the A fragment
+//     in ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)
 //   wgmma.commit_group ; wgmma.wait_group N (imm)
 // From the PTX front end (no assembly syntax): mbarrier.wait with pd != no_pred also writes
 // true to predicate pd (try_wait.parity blocks until the phase completes); tma.load and
@@ -124,7 +127,8 @@ struct instr {
   std::uint32_t target = 0;      // branch target (instruction index)
   std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)
   std::uint16_t mma_n = 0;       // wgmma: N
-  bool mma_bf16 = false;         // wgmma: bf16 (else f16) inputs
+  element_type mma_type = element_type::f16;    // wgmma: A's element type
+  element_type mma_b_type = element_type::f16;  // wgmma: B's (differs from A's only for fp8)
   bool mma_a_regs = false;       // wgmma: A from registers (.rs)
   bool mma_scale_pred = false;   // wgmma: scale-d is predicate rc (else imm)
   bool coords_listed = false;    // tma.load/store: coordinate k in coords[k] (else rc + k)

@@ -17,7 +17,27 @@
 
 namespace flynn {
 
-enum class element_type { f16, bf16, f32 };
+enum class element_type { f16, bf16, f32, tf32, e4m3, e5m2 };
+
+// Bytes of one element in memory: 2 (f16, bf16), 4 (f32, tf32: a 32-bit container), 1 (fp8).
+unsigned element_bytes(element_type t);
+const char* element_name(element_type t);  // "f16", "bf16", "f32", "tf32", "e4m3", "e5m2"
+
+// fp8 (OCP 8-bit floating point, as PTX's .e4m3 and .e5m2): e4m3 has 1 sign, 4 exponent
+// (bias 7), 3 mantissa bits, subnormals, no infinities, NaN = S.1111.111 (largest finite
+// 448); e5m2 has 1 sign, 5 exponent (bias 15), 2 mantissa bits, IEEE-style infinities and
+// NaNs (largest finite 57344). Widening to fp32 is exact.
+float e4m3_to_f32(std::uint8_t v);
+float e5m2_to_f32(std::uint8_t v);
+// Round to nearest even; e4m3 saturates to +-448 beyond it (NaN stays NaN), e5m2 overflows
+// to infinity.
+std::uint8_t f32_to_e4m3(float f);
+std::uint8_t f32_to_e5m2(float f);
+// tf32: the top 19 bits of a 32-bit element (sign, 8 exponent, 10 mantissa bits); the low
+// 13 bits are not read (data made with cvt.rna.tf32.f32 has them zero).
+inline float tf32_to_f32(std::uint32_t bits) { return bits_to_float(bits & 0xffffe000u); }
+// One element at p (little-endian, element_bytes(t) bytes) widened to fp32.
+float element_to_f32(element_type t, const unsigned char* p);
 
 std::uint16_t f32_to_f16(float f);   // round to nearest even; overflow -> inf; NaN kept
 float f16_to_f32(std::uint16_t h);

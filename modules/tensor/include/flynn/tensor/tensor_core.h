@@ -21,12 +21,15 @@
 namespace flynn {
 
 // One block of tensor-core work: D (m x n, fp32, row-major) = A (m x k, row-major) x B +
-// D, with B given K-major (n rows of k elements). The pointers stay valid for the call.
+// D, with B given K-major (n rows of k elements). A's and B's elements are packed
+// little-endian, element_bytes(type) (element_bytes(b_type)) bytes each; A and B have the
+// same element size. The pointers stay valid for the call.
 struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
   unsigned m = 0, n = 0, k = 0;
-  element_type type = element_type::bf16;
-  const std::uint16_t* a = nullptr;
-  const std::uint16_t* b = nullptr;
+  element_type type = element_type::bf16;    // A's elements
+  element_type b_type = element_type::bf16;  // B's
+  const unsigned char* a = nullptr;
+  const unsigned char* b = nullptr;
   float* d = nullptr;
   tlm::tlm_extension_base* clone() const override { return new mma_step_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const mma_step_extension&>(e); }
@@ -34,7 +37,7 @@ struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
 
 struct tensor_core_params {
   unsigned step_m = 4, step_n = 4, step_k = 4;  // one datapath step
-  unsigned fma_per_cycle = 512;                 // multiply-adds per cycle (whole steps)
+  unsigned fma_per_cycle = 512;                 // multiply-adds per cycle on 16-bit operands (whole steps)
   unsigned latency = 8;                         // pipeline: last step to D written back
   double clock_ns = 1.0;
   void visit(param_visitor& v);

@@ -138,7 +138,8 @@ struct wgmma_part {
 // arithmetic (D = C, then each k in ascending order adds the exact fp32 product): A from each
 // warp's first thread's descriptor (or every thread's fragment), B from thread 0's. "" or the
 // fault.
-std::string golden_wgmma(unsigned n, element_type ty, bool a_regs, bool accumulate, const std::vector<unsigned char>& shared,
+std::string golden_wgmma(unsigned n, element_type ty, element_type b_ty, bool a_regs, bool accumulate,
+                         const std::vector<unsigned char>& shared,
                          std::vector<wgmma_part>& parts);
 
 }  // namespace flynn::simt
