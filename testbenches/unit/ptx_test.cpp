@@ -426,3 +426,78 @@ TEST_CASE("ld.global.cg lowers to a load cached at the global level only; other 
   CHECK(low.code.code[1].cg);
   CHECK_FALSE(low.code.code[2].cg);
 }
+
+TEST_CASE("PTX wgmma for fp8 (m64n64k32, e4m3 x e5m2) and tf32 (m64n64k8): read, lowered with their types, both golden interpreters agree") {
+  // 128 threads copy 8 KB from global to the shared array (A e4m3 at 0, B e5m2 at 2048, A
+  // and B tf32 at 4096 and 6144: K-major core matrices, LBO 128, SBO 256), then one fp8 and
+  // one tf32 wgmma, and each thread stores its 64 accumulators.
+  std::string body =
+      "mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd1, %rd1;\n"
+      "mov.u32 %r2, sm;\nshl.b32 %r3, %r1, 2;\nmov.u32 %r4, 0;\n"
+      "$L_copy:\nmad.lo.s32 %r5, %r4, 512, %r3;\ncvt.u64.u32 %rd2, %r5;\nadd.s64 %rd3, %rd1, %rd2;\n"
+      "ld.global.u32 %r6, [%rd3];\nadd.s32 %r7, %r2, %r5;\nst.shared.u32 [%r7], %r6;\n"
+      "add.s32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 16;\n@%p1 bra $L_copy;\nbar.sync 0;\n"
+      "mov.b64 %rd4, 4294967296000000;\n";  // placeholder, replaced below
+  const auto desc = [](unsigned start) {
+    return std::to_string((std::uint64_t(256 >> 4) << 32) | (std::uint64_t(128 >> 4) << 16) | (start >> 4));
+  };
+  body = body.substr(0, body.find("mov.b64 %rd4")) + "mov.b64 %rd4, " + desc(0) + ";\nmov.b64 %rd5, " + desc(2048) +
+         ";\nmov.b64 %rd6, " + desc(4096) + ";\nmov.b64 %rd7, " + desc(6144) + ";\nwgmma.fence.sync.aligned;\n";
+  std::string d8, dt;
+  for (unsigned i = 0; i < 32; ++i) {
+    d8 += (i ? ", %f" : "%f") + std::to_string(i);
+    dt += (i ? ", %f" : "%f") + std::to_string(32 + i);
+  }
+  body += "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2 {" + d8 + "}, %rd4, %rd5, 0, 1, 1, 0, 0;\n";
+  body += "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" + dt + "}, %rd6, %rd7, 0, 1, 1, 0, 0;\n";
+  body += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
+          "mul.wide.u32 %rd2, %r1, 256;\nadd.s64 %rd3, %rd1, %rd2;\n";
+  for (unsigned i = 0; i < 64; ++i)
+    body += "st.global.f32 [%rd3+" + std::to_string(65536 + 4 * i) + "], %f" + std::to_string(i) + ";\n";
+  body += "ret;\n";
+  const auto m = flynn::ptx::read(
+      kernel(".shared .align 1024 .b8 sm[8192];\n" + body,
+             ".reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<64>;\n.reg .pred %p<2>;\n"),
+      "t.ptx");
+  const auto& k = m.kernels.at(0);
+  unsigned seen = 0;
+  for (const auto& in : k.code)
+    if (in.op == flynn::ptx::opcode::wgmma_mma) {
+      CHECK(in.rank == 64);
+      CHECK(in.mma_a == (seen ? flynn::element_type::tf32 : flynn::element_type::e4m3));
+      CHECK(in.mma_b == (seen ? flynn::element_type::tf32 : flynn::element_type::e5m2));
+      ++seen;
+    }
+  CHECK(seen == 2);
+  const auto low = flynn::ptx::lower(m, k);
+  unsigned lowered = 0;
+  for (const auto& in : low.code.code)
+    if (in.code == flynn::simt::op::wgmma) {
+      CHECK(in.mma_type == (lowered ? flynn::element_type::tf32 : flynn::element_type::e4m3));
+      CHECK(in.mma_b_type == (lowered ? flynn::element_type::tf32 : flynn::element_type::e5m2));
+      ++lowered;
+    }
+  CHECK(lowered == 2);
+  flynn::simt::launch l;
+  l.grid = 1;
+  l.block = 128;
+  l.shared_bytes = 8192;
+  l.params = {0, 0, 0};
+  std::vector<unsigned char> global(65536 + 128 * 256);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (unsigned i = 0; i < 2048; ++i) global[i] = flynn::f32_to_e4m3(u(rng));
+  for (unsigned i = 0; i < 2048; ++i) global[2048 + i] = flynn::f32_to_e5m2(u(rng));
+  for (unsigned i = 0; i < 1024; ++i) {
+    const float x = u(rng);
+    std::memcpy(&global[4096 + 4 * i], &x, 4);
+  }
+  const auto out = both_golden(m, k, low, l, global);
+  unsigned nonzero = 0;
+  for (std::size_t i = 65536; i < out.size(); i += 4) {
+    float x = 0;
+    std::memcpy(&x, &out[i], 4);
+    nonzero += x != 0.0f;
+  }
+  CHECK(nonzero > 128 * 60);
+}

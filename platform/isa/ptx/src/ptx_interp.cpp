@@ -502,7 +502,7 @@ class machine {
     const instruction& first = k_.code[at[0]->pc];
     for (const arrival* x : at) {
       const instruction& in = k_.code[x->pc];
-      if (in.rank != first.rank || in.type != first.type || x->accumulate != at[0]->accumulate)
+      if (in.rank != first.rank || in.mma_a != first.mma_a || in.mma_b != first.mma_b || x->accumulate != at[0]->accumulate)
         throw stop{"the warps of the warpgroup issued different wgmma instructions"};
     }
     const unsigned n = first.rank;
@@ -512,8 +512,7 @@ class machine {
       parts[i].b_desc = at[i]->b_desc;
       for (const auto r : k_.code[at[i]->pc].group) parts[i].d.push_back(static_cast<std::uint32_t>(ths[t0 + i].r[r]));
     }
-    const element_type ty = first.type == dtype::bf16 ? element_type::bf16 : element_type::f16;
-    const std::string e = simt::golden_wgmma(n, ty, ty, false,
+    const std::string e = simt::golden_wgmma(n, first.mma_a, first.mma_b, false,
                                              at[0]->accumulate, *shared_, parts);
     if (!e.empty()) throw stop{e};
     for (unsigned i = 0; i < 128; ++i) {

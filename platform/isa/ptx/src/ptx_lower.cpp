@@ -476,7 +476,8 @@ lowered lower(const module& m, const kernel& k) {
       case opcode::wgmma_mma: {
         s.code = simt::op::wgmma;
         s.mma_n = static_cast<std::uint16_t>(in.rank);
-        s.mma_type = s.mma_b_type = in.type == dtype::bf16 ? element_type::bf16 : element_type::f16;
+        s.mma_type = in.mma_a;
+        s.mma_b_type = in.mma_b;
         s.rd = static_cast<std::uint8_t>(out.placement[in.group[0]]);
         s.ra = phys(o[1]);
         s.rb = phys(o[2]);

@@ -1188,22 +1188,45 @@ class reader {
         if (n.k != operand::kind::imm || n.imm > 7) fail(ops[0].toks[0], "a group count 0 .. 7", quoted(ops[0].text));
         set(0, n);
       } else if (take("mma_async")) {
-        // wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 {d..}, desc-a, desc-b, scale-d, imm-scale-a, imm-scale-b, tnsp-a, tnsp-b
+        // wgmma.mma_async.sync.aligned.m64nNkK.f32.ATYPE.BTYPE {d..}, desc-a, desc-b, scale-d, imm-scale-a,
+        // imm-scale-b, tnsp-a, tnsp-b (K = 16: bf16 or f16; 8: tf32; 32: e4m3 or e5m2)
         in.op = opcode::wgmma_mma;
         std::string shape;
         for (const auto& m : mods)
           if (m.size() > 5 && m.compare(0, 4, "m64n") == 0) shape = m;
         take(shape);
-        unsigned n = 0;
-        if (!shape.empty() && shape.size() > 7 && shape.compare(shape.size() - 3, 3, "k16") == 0)
-          n = static_cast<unsigned>(std::strtoul(shape.substr(4, shape.size() - 7).c_str(), nullptr, 10));
-        if (n < 8 || n > 256 || n % 8) unsupported(op, "the shape m64nNk16 (N = 8 .. 256 in steps of 8)");
+        unsigned n = 0, kk = 0;
+        if (const std::size_t kp = shape.find('k'); !shape.empty() && kp != std::string::npos && kp > 4) {
+          n = static_cast<unsigned>(std::strtoul(shape.substr(4, kp - 4).c_str(), nullptr, 10));
+          kk = static_cast<unsigned>(std::strtoul(shape.substr(kp + 1).c_str(), nullptr, 10));
+        }
+        if (n < 8 || n > 256 || n % 8 || (kk != 16 && kk != 8 && kk != 32))
+          unsupported(op, "the shape m64nNkK (N = 8 .. 256 in steps of 8; K = 16, 8 or 32)");
         in.rank = n;
-        const dtype b = take_type(), a = take_type(), d = take_type();
+        const auto mma_type = [&](element_type& e) {
+          if (mods.empty()) return false;
+          static const std::pair<const char*, element_type> names[] = {
+              {"bf16", element_type::bf16}, {"f16", element_type::f16}, {"tf32", element_type::tf32},
+              {"e4m3", element_type::e4m3}, {"e5m2", element_type::e5m2}};
+          for (const auto& [name, t] : names)
+            if (mods.back() == name) {
+              e = t;
+              mods.pop_back();
+              return true;
+            }
+          return false;
+        };
+        element_type ta = element_type::f16, tb = element_type::f16;
+        const bool types = mma_type(tb) && mma_type(ta);
+        const dtype d = take_type();
         no_more();
-        if (d != dtype::f32 || a != b || (a != dtype::bf16 && a != dtype::f16))
-          unsupported(op, ".f32 accumulators from .bf16 or .f16 inputs");
-        in.type = a;
+        const bool sixteen = ta == element_type::bf16 || ta == element_type::f16;
+        if (!types || d != dtype::f32 || 32 / element_bytes(ta) != kk || element_bytes(tb) != element_bytes(ta) ||
+            (sixteen && ta != tb))
+          unsupported(op, ".f32 accumulators from .bf16 or .f16 (K = 16), .tf32 (K = 8) or .e4m3/.e5m2 (K = 32) inputs");
+        in.mma_a = ta;
+        in.mma_b = tb;
+        in.type = ta == element_type::bf16 ? dtype::bf16 : dtype::f16;
         need(op, ops, 8);
         const unsigned count = n / 2;
         group(ops[0], op, dtype::f32, count, in);

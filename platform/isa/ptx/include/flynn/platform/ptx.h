@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "flynn/tensor/numeric.h"
+
 namespace flynn::ptx {
 
 // Instruction and register types.
@@ -68,6 +70,7 @@ struct instruction {
   bool guard_neg = false;
   std::array<operand, 8> ops{};
   unsigned rank = 0;          // tma_load: dimensions; wgmma_mma: N
+  element_type mma_a = element_type::f16, mma_b = element_type::f16;  // wgmma_mma: A's and B's elements
   bool increase = false;      // setmaxnreg: .inc (else .dec)
   bool cache_global = false;  // ld.global.cg
   unsigned nops = 0;
