@@ -277,18 +277,19 @@ std::string gmma_unit::run(gathering& g) {
   std::uint64_t math_start = UINT64_MAX, end = 0;
   std::vector<float> tile;
   std::vector<std::uint64_t> part_done(warps, 0);
+  std::vector<std::uint64_t> addrs;
+  std::vector<unsigned char> data;
   for (unsigned q = 0; q < groups; ++q) {
     const unsigned cols = std::min(cg, n - q * cg);
     b[q].resize(std::size_t(cols) * wgmma_row_bytes);
     for (unsigned c0 = 0; c0 < cols; c0 += columns_per_read) {
-      std::vector<std::uint64_t> addrs;
+      addrs.clear();
       for (unsigned c = c0; c < std::min(cols, c0 + columns_per_read); ++c)
         for (unsigned kb = 0; kb < wgmma_row_bytes; kb += wgmma_chunk_bytes)
           addrs.push_back(r0.smem_base + wgmma_operand_address(bd, q * cg + c, kb));
-      std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
-      std::uint64_t landed = t;
-      if (auto e = read_chunks(addrs, t++, buf.data(), landed); !e.empty()) return "wgmma B: " + e;
-      std::memcpy(&b[q][std::size_t(c0) * wgmma_row_bytes], buf.data(), buf.size());
+      std::uint64_t landed = t;  // (the chunks land in the group's columns c0 ... in order)
+      if (auto e = read_chunks(addrs, t++, &b[q][std::size_t(c0) * wgmma_row_bytes], landed); !e.empty())
+        return "wgmma B: " + e;
       b_ready[q] = std::max(b_ready[q], landed);
     }
     b_smem_bytes_ += std::uint64_t(cols) * wgmma_row_bytes;
@@ -300,7 +301,6 @@ std::string gmma_unit::run(gathering& g) {
       for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
       std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
       tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
-      std::vector<unsigned char> data;
       auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
       if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
         std::uint64_t dep = 0;

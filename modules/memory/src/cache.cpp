@@ -203,7 +203,10 @@ void cache::lookup(request& r, std::uint64_t at) {
   }
   // The request's lines, each with the sectors it touches.
   blocks_of(gp, p_.sector_bytes, blocks_);
-  std::vector<std::pair<std::uint64_t, unsigned>> wanted;
+  // (Scratch kept between lookups; a lookup that passes its request on returns right after,
+  // so the lookups that this may start, through the queue, do not clobber one in use.)
+  auto& wanted = wanted_;
+  wanted.clear();
   for (const std::uint64_t b : blocks_) {
     const auto [la, bit] = sector(b);
     if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
@@ -215,11 +218,8 @@ void cache::lookup(request& r, std::uint64_t at) {
   // fit (more of its lines in a set than ways, more missing lines than MSHRs) goes on to the
   // next level uncached; one that could fit later waits for a fill.
   bool never = false, later = false;
-  struct set_need {
-    std::uint64_t set;
-    unsigned present, fresh;
-  };
-  std::vector<set_need> sets;
+  auto& sets = needs_;
+  sets.clear();
   const auto touched = [&](std::uint64_t la) {
     return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
   };

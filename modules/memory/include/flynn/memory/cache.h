@@ -112,6 +112,12 @@ class cache : public timing_stage {
   bool admitting_ = false;
   std::deque<request*> stalled_;      // waiting for an MSHR or a line to replace
   std::vector<std::uint64_t> blocks_;  // scratch
+  std::vector<std::pair<std::uint64_t, unsigned>> wanted_;  // scratch: a lookup's lines and their sectors
+  struct set_need {
+    std::uint64_t set;
+    unsigned present, fresh;
+  };
+  std::vector<set_need> needs_;  // scratch: a lookup's sets
   std::unordered_map<const request*, waiting_info> waits_;
 
   stat_counter bypassed_, uncached_;
