@@ -164,7 +164,7 @@ json case_gemm(std::uint64_t k) {
   flynn::scenario_doc sd = flynn::load_scenario_doc(FLYNN_SOURCE_DIR "/scenarios/gmma/h100_sm_gemm.json");
   const std::uint64_t a = 0, b = 512 * k * 2, c = 2 * b;
   for (const std::string& set :
-       {"workload.params=[512,512," + std::to_string(k) + "," + std::to_string(c) + "]",
+       {"workload.params=[512,512," + std::to_string(k) + "," + std::to_string(c) + ",4]",
         "workload.tensor_maps.0.dims=[" + std::to_string(k) + ",512]",
         "workload.tensor_maps.0.strides=[" + std::to_string(2 * k) + "]",
         "workload.tensor_maps.1.global=" + std::to_string(b),

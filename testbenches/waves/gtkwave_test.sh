@@ -23,7 +23,7 @@ GTKWAVE_JOBS=${FLYNN_GTKWAVE_JOBS:-3}          # GTKWave runs at a time
 # Scenarios run with extra options to keep the test short. The GEMM shrinks to 64 x 256 x 64
 # (still several wgmmas, so the GMMA view is written).
 declare -A EXTRA=(
-  ["gmma/h100_sm_gemm"]='--set workload.params=[64,256,64,1048576]'
+  ["gmma/h100_sm_gemm"]='--set workload.params=[64,256,64,1048576,4]'
 )
 # Scenarios that cannot run on their own, with the reason (none at present).
 declare -A SKIP=()

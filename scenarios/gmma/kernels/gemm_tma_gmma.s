@@ -4,25 +4,32 @@
 ;
 ; A: M x K bf16, row-major (K-major), tensor map 0 with a 64 (K) x 64 (M) box, 128B swizzle.
 ; B: given transposed, N x K bf16 (K-major), tensor map 1 with a 64 (K) x 256 (N) box.
-; C: M x N fp32, row-major. Parameters: M, N, K (multiples of 64, 256, 64), C's address.
-; Each output tile is 64 x 256; K goes in steps of 64 through a 4-stage ring in shared
-; memory: stage s holds A at s * 8192 and B at 32768 + s * 32768 (both 1024-byte aligned).
-; full[s] (shared 163840 + 8s) completes when a stage's 40960 bytes have landed; empty[s]
-; (163872 + 8s) when the 128 consumer threads have finished reading it.
+; C: M x N fp32, row-major. Parameters: M, N, K (multiples of 64, 256, 64), C's address and
+; the ring's stages S (2 .. 5: with one, the consumer would wait for the next fill while it
+; still holds the only stage; six would not fit the 228 KB). Each output tile is 64 x 256;
+; K goes in steps of 64 through the ring in shared memory: stage s (40960 bytes) holds A at
+; 40960 s and B at 40960 s + 8192 (both 1024-byte aligned). full[s] (shared 204800 + 8s)
+; completes when a stage's bytes have landed; empty[s] (204848 + 8s) when the 128 consumer
+; threads have finished reading it.
 .kernel gemm_tma_gmma
         mov   r200, %tid
         mov   r201, %warpid
-        mov   r202, 163840              ; full barriers
-        mov   r203, 163872              ; empty barriers
+        mov   r202, 204800              ; full barriers
+        mov   r203, 204848              ; empty barriers
+        ldparam r218, 4                 ; stages
         setp.eq.s32 p0, r200, 0
-   @p0  mbarrier.init [r202+0], 1
-   @p0  mbarrier.init [r202+8], 1
-   @p0  mbarrier.init [r202+16], 1
-   @p0  mbarrier.init [r202+24], 1
-   @p0  mbarrier.init [r203+0], 128
-   @p0  mbarrier.init [r203+8], 128
-   @p0  mbarrier.init [r203+16], 128
-   @p0  mbarrier.init [r203+24], 128
+   @p0  bra   init
+        bra   inited
+init:   mov   r204, 0
+init_s: shl   r205, r204, 3
+        add   r206, r202, r205
+        mbarrier.init [r206], 1
+        add   r206, r203, r205
+        mbarrier.init [r206], 128
+        add   r204, r204, 1
+        setp.lt.s32 p1, r204, r218
+   @p1  bra   init_s
+inited:
         bar.sync
         ldparam r211, 0                 ; M
         ldparam r212, 1                 ; N
@@ -44,9 +51,8 @@ c_kloop:
         shl   r222, r220, 3
         add   r224, r202, r222          ; full[s]
         mbarrier.wait [r224], r221
-        shl   r225, r220, 13            ; A stage
-        shl   r226, r220, 15
-        add   r226, r226, 32768         ; B stage
+        mul   r225, r220, 40960         ; A stage
+        add   r226, r225, 8192          ; B stage
         shr   r240, r225, 4             ; descriptors: start >> 4, LBO 16 B (unused when swizzled),
         or    r240, r240, 65536         ; SBO 1024 B (8 rows of 128 B), 128B swizzle
         mov   r241, 0x40000040
@@ -78,7 +84,7 @@ c_rest:
         mov   r229, r220
         mov   r228, 1
         add   r220, r220, 1
-        setp.eq.s32 p3, r220, 4
+        setp.eq.s32 p3, r220, r218
    @p3  mov   r220, 0
    @p3  xor   r221, r221, 1
         add   r216, r216, 64
@@ -190,9 +196,8 @@ p_kloop:
         add   r224, r202, r222          ; full[s]
         mbarrier.wait [r223], r221
    @p2  mbarrier.arrive.expect_tx [r224], 40960
-        shl   r225, r220, 13
-        shl   r226, r220, 15
-        add   r226, r226, 32768
+        mul   r225, r220, 40960
+        add   r226, r225, 8192
         mov   r230, r216                ; A box at (k0, m0)
         mov   r231, r214
    @p2  tma.load [r225], 0, [r224], r230
@@ -200,7 +205,7 @@ p_kloop:
         mov   r233, r215
    @p2  tma.load [r226], 1, [r224], r232
         add   r220, r220, 1
-        setp.eq.s32 p3, r220, 4
+        setp.eq.s32 p3, r220, r218
    @p3  mov   r220, 0
    @p3  xor   r221, r221, 1
         add   r216, r216, 64
