@@ -436,13 +436,13 @@ TEST_CASE("PTX wgmma for fp8 (m64n64k32, e4m3 x e5m2) and tf32 (m64n64k8): read,
       "mov.u32 %r2, sm;\nshl.b32 %r3, %r1, 2;\nmov.u32 %r4, 0;\n"
       "$L_copy:\nmad.lo.s32 %r5, %r4, 512, %r3;\ncvt.u64.u32 %rd2, %r5;\nadd.s64 %rd3, %rd1, %rd2;\n"
       "ld.global.u32 %r6, [%rd3];\nadd.s32 %r7, %r2, %r5;\nst.shared.u32 [%r7], %r6;\n"
-      "add.s32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 16;\n@%p1 bra $L_copy;\nbar.sync 0;\n"
-      "mov.b64 %rd4, 4294967296000000;\n";  // placeholder, replaced below
+      "add.s32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 16;\n@%p1 bra $L_copy;\nbar.sync 0;\n";
+  // Descriptors: SBO 256 / 16 in bits 32-45, LBO 128 / 16 in bits 16-29, start / 16.
   const auto desc = [](unsigned start) {
     return std::to_string((std::uint64_t(256 >> 4) << 32) | (std::uint64_t(128 >> 4) << 16) | (start >> 4));
   };
-  body = body.substr(0, body.find("mov.b64 %rd4")) + "mov.b64 %rd4, " + desc(0) + ";\nmov.b64 %rd5, " + desc(2048) +
-         ";\nmov.b64 %rd6, " + desc(4096) + ";\nmov.b64 %rd7, " + desc(6144) + ";\nwgmma.fence.sync.aligned;\n";
+  body += "mov.b64 %rd4, " + desc(0) + ";\nmov.b64 %rd5, " + desc(2048) + ";\nmov.b64 %rd6, " + desc(4096) +
+          ";\nmov.b64 %rd7, " + desc(6144) + ";\nwgmma.fence.sync.aligned;\n";
   std::string d8, dt;
   for (unsigned i = 0; i < 32; ++i) {
     d8 += (i ? ", %f" : "%f") + std::to_string(i);
