@@ -16,7 +16,13 @@
 #      the responses' own cycle), 1 and 6 passes its golden check each time, and each cycle
 #      of it adds to the run, by at most a cycle per warp;
 #   7. the fp8 and tf32 MMAs take the time of their 32 bytes of K: with the tensor cores at
-#      half rate their interval doubles (128 -> 256) and their multiply-adds a cycle halve.
+#      half rate their interval doubles (128 -> 256) and their multiply-adds a cycle halve;
+#   8. mma.sync's rate comes from its register-file path: each reads 1280 bytes of A, B and C
+#      through the crossbar, ceil(1280 / W) cycles of it, against 4 cycles of tensor core, so
+#      the rate follows 4 / max(4, ceil(1280 / W)) of wgmma's: W 128 -> 0.4, 256 -> 0.8,
+#      unlimited -> 1 (the tensor core alone); wgmma's rate stays 2048 throughout; with the
+#      tensor cores at half rate and an unlimited crossbar mma.sync is tensor-bound again at
+#      half the multiply-adds a cycle.
 #   usage: sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -97,6 +103,26 @@ for t in fp8 tf32; do
   check "$t MMAs: interval $a -> $b cycles, rate $ra -> $rb with the tensor cores at half rate" \
     "$a == 128 and $b == 256 and $rb * 2 == $ra"
 done
+
+# 8. mma.sync against the register file's crossbar width (W bytes a cycle).
+SYNC="$SRC/scenarios/gmma/calibration_h100_sm_mma_sync.json"
+for wd in 0 128 256; do
+  xb=()
+  for k in 0 1 2 3; do xb+=(--set "modules.rf$k.crossbar_bytes_per_cycle=$wd"); done
+  run "sync$wd" "$SYNC" --set calibration=[] "${xb[@]}"
+done
+run sync_half "$SYNC" --set calibration=[] "${half[@]}" \
+  --set modules.rf0.crossbar_bytes_per_cycle=0 --set modules.rf1.crossbar_bytes_per_cycle=0 \
+  --set modules.rf2.crossbar_bytes_per_cycle=0 --set modules.rf3.crossbar_bytes_per_cycle=0
+r0=$(stat sync0 top.gmma.mma_sync_to_wgmma_rate) r128=$(stat sync128 top.gmma.mma_sync_to_wgmma_rate)
+r256=$(stat sync256 top.gmma.mma_sync_to_wgmma_rate)
+check "mma.sync / wgmma rate with the crossbar at 128, 256 B a cycle and unlimited: $r128, $r256, $r0 (4/10, 4/5, 1 within 3%)" \
+  "abs($r128 - 0.4) <= 0.012 and abs($r256 - 0.8) <= 0.024 and abs($r0 - 1) <= 0.03"
+check "wgmma's rate meanwhile: $(stat sync128 top.gmma.mma_fma_rate), $(stat sync256 top.gmma.mma_fma_rate), $(stat sync0 top.gmma.mma_fma_rate)" \
+  "$(stat sync128 top.gmma.mma_fma_rate) == 2048 and $(stat sync256 top.gmma.mma_fma_rate) == 2048 and $(stat sync0 top.gmma.mma_fma_rate) == 2048"
+s0=$(stat sync0 top.gmma.mma_sync_fma_rate) sh=$(stat sync_half top.gmma.mma_sync_fma_rate)
+check "mma.sync with an unlimited crossbar, tensor cores at full and half rate: $s0 -> $sh FMA a cycle (half, within 3%)" \
+  "abs($sh * 2 - $s0) <= 0.03 * $s0"
 
 [ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
 exit $fail

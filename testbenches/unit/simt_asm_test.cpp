@@ -1059,3 +1059,92 @@ TEST_CASE("asm: ld.global.cg is a global load cached at the global level only") 
   CHECK_THAT(asm_error("ld.shared.cg.32 r1, [r2]\n"), Contains("access width"));
   CHECK_THAT(asm_error("ld.global.cg r1, [r2]\n"), Contains("width suffix"));
 }
+
+TEST_CASE("asm: mma.sync.aligned.m16n8k16 fields and errors") {
+  const kernel k = as("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r4, r8\n"
+                      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 r16, r0, r4, r16\n");
+  CHECK(k.code[0].code == op::mma_sync);
+  CHECK(k.code[0].mma_type == flynn::element_type::f16);
+  CHECK((k.code[0].rd == 12 && k.code[0].ra == 0 && k.code[0].rb == 4 && k.code[0].rc == 8));
+  CHECK(k.code[1].mma_type == flynn::element_type::bf16);
+  CHECK(std::string(mnemonic(op::mma_sync)) == "mma.sync");
+  CHECK(asm_error("mma.sync.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r4, r8\n") ==
+        "t.s:1:9: expected .aligned (the form mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32, TYPE f16 or bf16), "
+        "found '.m16n8k16'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 r12, r0, r4, r8\n") ==
+        "t.s:1:17: expected .m16n8k16 (the form mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32, TYPE f16 or "
+        "bf16), found '.m16n8k8'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 r12, r0, r4, r8\n") ==
+        "t.s:1:38: expected A's type .f16 or .bf16 (m16n8k16 takes 16-bit inputs), found '.tf32'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32 r12, r0, r4, r8\n") ==
+        "t.s:1:42: expected B's type .f16 (the same as A's), found '.bf16'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 r12, r0, r4, r8\n") ==
+        "t.s:1:46: expected C's type .f32, found '.f16'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32.x r12, r0, r4, r8\n") ==
+        "t.s:1:50: expected end of the mnemonic (mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32), found '.x'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r253, r0, r4, r8\n") ==
+        "t.s:1:51: expected D's registers r253 .. +3 within r255, found 'r253'");
+  CHECK(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r255, r8\n") ==
+        "t.s:1:60: expected B's registers r255 .. +1 within r255, found 'r255'");
+  CHECK_THAT(asm_error("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r4\n"),
+             StartsWith("t.s:1:1: expected 4 operands"));
+}
+
+TEST_CASE("interp: mma.sync takes its fragments in the PTX layout (small integers, exact)") {
+  // A[i][k] = i - k, B[k][j] = k + 2 j (column-major in memory), C[i][j] = 100 i + j, all
+  // exact in f16 and fp32: D = A B + C is known in closed form. Each lane loads its fragments
+  // from global memory (the layout of scenarios/gmma/kernels/mma_sync.s) and stores D.
+  std::vector<unsigned char> mem(8192, 0);
+  auto half = [](int v) { return flynn::from_f32(flynn::element_type::f16, float(v)); };
+  for (int i = 0; i < 16; ++i)
+    for (int k = 0; k < 16; ++k) {
+      const std::uint16_t h = half(i - k);
+      std::memcpy(&mem[std::size_t(i * 32 + k * 2)], &h, 2);
+    }
+  for (int j = 0; j < 8; ++j)
+    for (int k = 0; k < 16; ++k) {
+      const std::uint16_t h = half(k + 2 * j);
+      std::memcpy(&mem[std::size_t(512 + j * 32 + k * 2)], &h, 2);
+    }
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      const float c = float(100 * i + j);
+      std::memcpy(&mem[std::size_t(1024 + (i * 8 + j) * 4)], &c, 4);
+    }
+  const std::string src =
+      "mov r201, %laneid\n shr r204, r201, 2\n and r205, r201, 3\n shl r206, r204, 5\n shl r207, r205, 2\n"
+      " add r208, r206, r207\n ld.global.32 r0, [r208+0]\n ld.global.32 r1, [r208+256]\n ld.global.32 r2, [r208+16]\n"
+      " ld.global.32 r3, [r208+272]\n ld.global.32 r4, [r208+512]\n ld.global.32 r5, [r208+528]\n shl r209, r205, 3\n"
+      " add r209, r206, r209\n ld.global.32 r8, [r209+1024]\n ld.global.32 r9, [r209+1028]\n"
+      " ld.global.32 r10, [r209+1280]\n ld.global.32 r11, [r209+1284]\n"
+      " mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r4, r8\n"
+      " shl r210, r201, 4\n st.global.32 [r210+4096], r12\n st.global.32 [r210+4100], r13\n"
+      " st.global.32 [r210+4104], r14\n st.global.32 [r210+4108], r15\n exit\n";
+  launch l;
+  l.grid = 1;
+  l.block = 32;
+  const run_result r = run(src, l, mem);
+  REQUIRE(r.r.ok);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned q = 0; q < 4; ++q) {
+      const int i = int(lane / 4 + 8 * (q / 2)), j = int(2 * (lane % 4) + q % 2);
+      int sum = 100 * i + j;
+      for (int k = 0; k < 16; ++k) sum += (i - k) * (k + 2 * j);
+      float got = 0;
+      const std::uint32_t bits = word(r.mem, 4096 + 16 * lane + 4 * q);
+      std::memcpy(&got, &bits, 4);
+      INFO("lane " << lane << " register " << q);
+      CHECK(got == float(sum));
+    }
+}
+
+TEST_CASE("interp faults: mma.sync needs the whole warp") {
+  launch l;
+  l.grid = 1;
+  l.block = 32;
+  const run_result r = run("mov r1, %laneid\n setp.lt.s32 p0, r1, 16\n @p0 exit\n"
+                           " mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 r12, r0, r4, r8\n exit\n",
+                           l, std::vector<unsigned char>(64, 0));
+  CHECK_FALSE(r.r.ok);
+  CHECK_THAT(r.r.fault, Contains("mma.sync needs all 32 threads of the warp"));
+}

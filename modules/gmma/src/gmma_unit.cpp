@@ -55,6 +55,20 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
   stats_.add("tensor_core_blocks", tc_blocks_, "blocks", "blocks of work sent to the tensor cores (one per warp and column group)");
   stats_.add("accumulator_wait_cycles", accumulator_wait_, "cycles",
              "cycles column groups waited for an earlier MMA's D to land in the accumulators they read, summed");
+  stats_.add("mma_sync", sync_mmas_, "instructions", "mma.sync instructions run (one per warp)");
+  stats_.add("mma_sync_fmas", sync_fmas_, "FMA", "multiply-adds of the mma.sync instructions");
+  stats_.add_real(
+      "mma_sync_fma_rate",
+      [this] { return sync_last_ > sync_first_ ? double(sync_fmas_.value()) / double(sync_last_ - sync_first_) : 0.0; },
+      "FMA/cycle", "mma.sync multiply-adds over the cycles from the first one's issue to the last one's D written");
+  stats_.add_real(
+      "mma_sync_to_wgmma_rate",
+      [this] {
+        const double sync = sync_last_ > sync_first_ ? double(sync_fmas_.value()) / double(sync_last_ - sync_first_) : 0.0;
+        const double group = last_end_ > first_end_ ? double(fmas_after_first_) / double(last_end_ - first_end_) : 0.0;
+        return group > 0 ? sync / group : 0.0;
+      },
+      "", "mma_sync_fma_rate / mma_fma_rate, when the run has both");
   stats_.add("start_barrier_cycles", start_wait_, "cycles", "cycles between the first and the last warp arriving, summed");
   stats_.add_real(
       "mma_interval",
@@ -202,17 +216,89 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
 
 // Reads or writes warp registers `regs` of warp part `r` through sub-partition w's register
 // file; `data` is register-major (warp_register_bytes per register).
-std::string gmma_unit::registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs,
-                                 std::uint64_t at, std::vector<unsigned char>& data, std::uint64_t& done) {
+std::string gmma_unit::registers(unsigned w, bool write, const std::array<std::uint32_t*, warp_lanes>& lanes,
+                                 unsigned stride, std::vector<unsigned> regs, std::uint64_t at,
+                                 std::vector<unsigned char>& data, std::uint64_t& done) {
   register_access_extension x;
-  x.lanes = r.lanes;
-  x.register_stride = r.register_stride;
+  x.lanes = lanes;
+  x.register_stride = stride;
   x.registers = std::move(regs);
   data.resize(x.registers.size() * warp_register_bytes);
   const transport_result res = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0,
                                          data.data(), static_cast<unsigned>(data.size()), at, &x);
   if (!res.ok()) return "register file " + std::to_string(w) + ": " + res.response_string();
   done = res.done;
+  return {};
+}
+
+// mma.sync: the operand collector reads A, B and C (10 warp registers) through the
+// sub-partition's register file at the issue cycle; the tensor core runs the 16 x 8 x 16
+// block when they are in and its earlier work is done; D goes back through the register
+// file's result queue. (Called from the SIMT core's process: the register file and the
+// tensor core answer at once with the cycles they model.)
+std::string gmma_unit::mma_sync(const mma_sync_request& r, std::uint64_t t, std::uint64_t& done) {
+  if (r.sub_partition >= p_.warps)
+    return "mma.sync from sub-partition " + std::to_string(r.sub_partition) + ", the GMMA unit's register files and "
+           "tensor cores serve " + std::to_string(p_.warps);
+  const unsigned w = r.sub_partition;
+  std::vector<unsigned> regs;
+  for (unsigned i = 0; i < 4; ++i) regs.push_back(r.a_reg + i);
+  for (unsigned i = 0; i < 2; ++i) regs.push_back(r.b_reg + i);
+  for (unsigned i = 0; i < 4; ++i) regs.push_back(r.c_reg + i);
+  std::uint64_t ready = t;
+  if (auto e = registers(w, false, r.lanes, r.register_stride, regs, t, sync_in_, ready); !e.empty())
+    return "mma.sync operands: " + e;
+  rf_read_bytes_ += 6 * warp_register_bytes;
+  rf_acc_read_bytes_ += 4 * warp_register_bytes;
+  // A row-major (16 rows of 32 bytes), B column by column (8 columns of 32 bytes), C and D
+  // row-major fp32.
+  sync_a_.assign(std::size_t(mma_sync_m) * wgmma_row_bytes, 0);
+  sync_b_.assign(std::size_t(mma_sync_n) * wgmma_row_bytes, 0);
+  sync_tile_.assign(std::size_t(mma_sync_m) * mma_sync_n, 0.0f);
+  const auto lane_word = [&](unsigned k, unsigned l) { return &sync_in_[warp_register_bytes * k + lane_register_bytes * l]; };
+  for (unsigned l = 0; l < warp_lanes; ++l) {
+    const unsigned g = l / 4, c = 2 * (l % 4);
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned row = 0, col = 0;
+      wgmma_a_position(l, i, row, col);
+      std::memcpy(&sync_a_[row * wgmma_row_bytes + col * wgmma_element_bytes], lane_word(i, l), lane_register_bytes);
+    }
+    for (unsigned i = 0; i < 2; ++i)  // rows c + 8i and + 1 of column g: adjacent in the column
+      std::memcpy(&sync_b_[g * wgmma_row_bytes + (c + 8 * i) * wgmma_element_bytes], lane_word(4 + i, l), lane_register_bytes);
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned row = 0, col = 0;
+      wgmma_d_position(l, i, row, col);
+      std::memcpy(&sync_tile_[row * mma_sync_n + col], lane_word(6 + i, l), lane_register_bytes);
+    }
+  }
+  mma_step_extension x;
+  x.m = mma_sync_m;
+  x.n = mma_sync_n;
+  x.k = mma_sync_k;
+  x.type = r.type;
+  x.b_type = r.type;
+  x.a = sync_a_.data();
+  x.b = sync_b_.data();
+  x.d = sync_tile_.data();
+  const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
+  ++tc_blocks_;
+  if (!math.ok()) return "mma.sync: tensor core " + std::to_string(w) + ": " + math.response_string();
+  sync_out_.assign(4 * warp_register_bytes, 0);
+  for (unsigned l = 0; l < warp_lanes; ++l)
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned row = 0, col = 0;
+      wgmma_d_position(l, i, row, col);
+      std::memcpy(&sync_out_[warp_register_bytes * i + lane_register_bytes * l], &sync_tile_[row * mma_sync_n + col],
+                  lane_register_bytes);
+    }
+  regs.assign({r.d_reg, r.d_reg + 1, r.d_reg + 2, r.d_reg + 3});
+  if (auto e = registers(w, true, r.lanes, r.register_stride, regs, math.done, sync_out_, done); !e.empty())
+    return "mma.sync D: " + e;
+  rf_write_bytes_ += sync_out_.size();
+  ++sync_mmas_;
+  sync_fmas_ += std::uint64_t(mma_sync_m) * mma_sync_n * mma_sync_k;
+  sync_first_ = std::min(sync_first_, t);
+  sync_last_ = std::max(sync_last_, done);
   return {};
 }
 

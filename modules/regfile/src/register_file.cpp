@@ -8,6 +8,10 @@ namespace flynn {
 void register_file_params::visit(param_visitor& v) {
   param(v, {"banks", "", "register banks (warp register r lives in bank r mod banks)"}, banks, 1, 64);
   param(v, {"crossbar_latency", "cycles", "bank to operand collector"}, crossbar_latency, 0, 100);
+  param(v, {"crossbar_bytes_per_cycle", "B/cycle",
+             "bytes the bank-to-collector crossbar carries a cycle; a read request takes whole cycles of it "
+             "(ceil(bytes / width)) in the first free cycles from its first register's read (0: unlimited)"},
+        crossbar_bytes_per_cycle, 0, 1 << 16);
   param(v, {"result_queue", "entries", "write-backs buffered before the banks"}, result_queue, 1, 1024);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
@@ -20,12 +24,14 @@ register_file::register_file(const sc_core::sc_module_name& name, const params& 
   stats_.add("read_requests", read_requests_, "requests", "operand collector requests");
   stats_.add("write_requests", write_requests_, "requests", "write-back requests");
   stats_.add("bank_conflict_cycles", conflict_cycles_, "cycles", "cycles requests waited for a busy bank");
+  stats_.add("crossbar_cycles", crossbar_cycles_, "cycles", "cycles the crossbar carried read data (with a width set)");
+  stats_.add("crossbar_wait_cycles", crossbar_wait_, "cycles",
+             "cycles read requests waited for the crossbar after their registers were read, summed");
   stats_.add("result_queue_full_cycles", queue_full_cycles_, "cycles", "cycles write-backs waited for a result-queue entry");
 }
 
 // The first cycle at or after t in which `bank` is free; reserves it.
-std::uint64_t register_file::reserve(unsigned bank, std::uint64_t t) {
-  bank_slots& b = busy_[bank];
+std::uint64_t register_file::reserve(bank_slots& b, std::uint64_t t) {
   t = std::max(t, 64 * b.first_word);  // pruned cycles count as taken
   for (;; ++t) {
     const std::uint64_t w = t / 64 - b.first_word, bit = std::uint64_t(1) << (t % 64);
@@ -37,17 +43,21 @@ std::uint64_t register_file::reserve(unsigned bank, std::uint64_t t) {
   }
 }
 
+void register_file::forget(bank_slots& b, std::uint64_t before) {
+  while (!b.words.empty() && 64 * (b.first_word + 1) <= before) {
+    b.words.pop_front();
+    ++b.first_word;
+  }
+}
+
 // Forgets reservations far behind the latest request (no request arrives that late).
 void register_file::prune(std::uint64_t t) {
   constexpr std::uint64_t keep = 1u << 16;
   horizon_ = std::max(horizon_, t);
   if (horizon_ < keep) return;
   const std::uint64_t old = horizon_ - keep;
-  for (auto& b : busy_)
-    while (!b.words.empty() && 64 * (b.first_word + 1) <= old) {
-      b.words.pop_front();
-      ++b.first_word;
-    }
+  for (auto& b : busy_) forget(b, old);
+  forget(crossbar_, old);
   while (queue_head_ < queue_.size() && queue_[queue_head_].enter < old) ++queue_head_;
   if (queue_head_ > 64 && queue_head_ * 2 > queue_.size()) {
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
@@ -112,11 +122,27 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
     }
   } else {
     ++read_requests_;
+    std::uint64_t first_read = UINT64_MAX, last_read = arrive;
     for (unsigned reg : x->registers) {
       const std::uint64_t slot = reserve(reg % p_.banks, arrive);
       conflict_cycles_ += slot - arrive;
-      done = std::max(done, slot + 1 + p_.crossbar_latency);
+      first_read = std::min(first_read, slot);
+      last_read = std::max(last_read, slot + 1);
       ++reads_;
+    }
+    done = std::max(done, last_read + p_.crossbar_latency);
+    if (p_.crossbar_bytes_per_cycle) {  // the values cross in whole cycles of the crossbar from the first read on
+      const std::uint64_t bytes = std::uint64_t(x->registers.size()) * warp_register_bytes;
+      const std::uint64_t cycles = (bytes + p_.crossbar_bytes_per_cycle - 1) / p_.crossbar_bytes_per_cycle;
+      std::uint64_t t = first_read, last = first_read;
+      for (std::uint64_t k = 0; k < cycles; ++k) {
+        last = reserve(crossbar_, t);
+        t = last + 1;
+      }
+      crossbar_cycles_ += cycles;
+      const std::uint64_t crossed = last + 1 + p_.crossbar_latency;
+      if (crossed > done) crossbar_wait_ += crossed - done;
+      done = std::max(done, crossed);
     }
   }
   delay = to_time(done) - sc_core::sc_time_stamp();

@@ -59,10 +59,11 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
                                   std::to_string(l.tensor_maps.size()));
     if ((in.code == op::tma_load || in.code == op::tma_store) && tma.size() == 0)
       throw std::invalid_argument(at + " needs a TMA loader: bind " + std::string(name()) + ".tma");
-    if (in.code == op::wgmma && gmma.size() == 0)
-      throw std::invalid_argument(at + " needs a GMMA unit: bind " + std::string(name()) + ".gmma");
-    if (in.code == op::wgmma && p_.warp_size != 32)
-      throw std::invalid_argument(at + ": wgmma needs warps of 32 threads");
+    if ((in.code == op::wgmma || in.code == op::mma_sync) && gmma.size() == 0)
+      throw std::invalid_argument(at + " needs a GMMA unit (its register files and tensor cores): bind " +
+                                  std::string(name()) + ".gmma");
+    if ((in.code == op::wgmma || in.code == op::mma_sync) && p_.warp_size != 32)
+      throw std::invalid_argument(at + ": " + simt::mnemonic(in.code) + " needs warps of 32 threads");
   }
   ipdom_ = simt::immediate_post_dominators(kernel_);
   decoded_.clear();

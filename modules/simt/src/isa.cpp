@@ -109,6 +109,11 @@ reg_set reads(const instr& in, unsigned tma_rank) {
     case op::elect:
       if (!in.e_imm) s.add(in.re);
       break;
+    case op::mma_sync:  // A, B and C fragments
+      s.add(in.ra, 4);
+      s.add(in.rb, 2);
+      s.add(in.rc, 4);
+      break;
     case op::count_:
       break;
     default:  // two-source integer and floating-point operations, setp
@@ -140,6 +145,7 @@ reg_set writes(const instr& in) {
       break;
     case op::mul_wide: s.add(in.rd, in.ty == type::s32 || in.ty == type::u32 ? 2 : 1); break;
     case op::wgmma: s.add(in.rd, in.mma_n / 2u); break;
+    case op::mma_sync: s.add(in.rd, 4); break;
     case op::st: case op::bra: case op::bar: case op::exit: case op::nop: case op::mbar_init: case op::mbar_arrive:
     case op::mbar_arrive_tx: case op::tma_load: case op::tma_store: case op::tma_wait:
     case op::wgmma_commit: case op::wgmma_wait: case op::count_:
@@ -210,6 +216,7 @@ const char* mnemonic(op o) {
     case op::shfl: return "shfl";
     case op::logic64: return "logic64";
     case op::elect: return "elect.sync";
+    case op::mma_sync: return "mma.sync";
     case op::count_: break;
   }
   return "?";

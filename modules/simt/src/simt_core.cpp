@@ -16,6 +16,7 @@
 #include "lane_alu.h"
 #include "stall_reports.h"
 #include "flynn/common/bits.h"
+#include "flynn/common/format.h"
 
 namespace flynn {
 
@@ -373,12 +374,13 @@ bool simt_core::waits_for_unit(const warp& w, std::uint64_t ready) const {
 // the sub-partition's i-th slot in bank (r + i) mod banks), each bank operand_bank_width
 // registers a cycle from the first cycle it is free at or after t; the instruction goes on
 // to its unit at the cycle its last source is read (t when no bank holds more of its sources
-// than it reads in a cycle and every bank is free). The wgmma
-// accumulators and descriptors go through the GMMA unit's own register-file path.
+// than it reads in a cycle and every bank is free). The wgmma accumulators and descriptors,
+// and the mma.sync fragments, go through the sub-partitions' register files (register_file
+// modules) on the GMMA unit's path.
 std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
   if (!p_.operand_banks) return t;
   const std::uint32_t pc = w.stack.back().pc;
-  if (kernel_.code[pc].code == op::wgmma) return t;
+  if (kernel_.code[pc].code == op::wgmma || kernel_.code[pc].code == op::mma_sync) return t;
   std::array<unsigned, 32> per_bank{};
   std::array<std::uint64_t, simt::num_registers / 64> seen{};  // (a register named twice is read once)
   decoded_[pc].reads.for_each([&](unsigned r) {
@@ -445,6 +447,12 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
       break;
     }
+    case op::mma_sync:
+      done = execute_mma_sync(w, in, mask, t) + occupancy;
+      top.pc = pc + 1;
+      w.why = warp::wait::scoreboard;
+      blocking = false;
+      break;
     case op::ld:
     case op::st:
     case op::atom:
@@ -488,6 +496,34 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
   if (simt::is_memory(in.code)) {  // (only a memory instruction queues requests)
     send_requests(0);
     send_requests(1);
+  }
+  return done;
+}
+
+// mma.sync for the whole warp (.aligned: every thread executes it, none guarded off):
+// through the sub-partition's register file and tensor core; returns the cycle D is written.
+std::uint64_t simt_core::execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
+  const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
+  if (lanes != 0xffffffffu || w.threads != 32) {
+    set_fault(w, lanes ? static_cast<unsigned>(__builtin_ctz(lanes)) : 0,
+              "mma.sync needs all 32 threads of the warp executing it (active mask " + hex(lanes) + ")");
+    return t;
+  }
+  mma_sync_request r;
+  r.type = in.mma_type;
+  r.sub_partition = sub_of(w.slot);
+  r.register_stride = simt::warp::lane_slots;
+  for (unsigned l = 0; l < 32; ++l) r.lanes[l] = &w.reg(l, 0);
+  r.d_reg = in.rd;
+  r.a_reg = in.ra;
+  r.b_reg = in.rb;
+  r.c_reg = in.rc;
+  r.where = "block " + std::to_string(blocks_[w.block].id) + " warp " + std::to_string(w.index) + " PC " +
+            std::to_string(w.stack.back().pc) + " (line " + std::to_string(in.line) + ": " + in.text + ")";
+  std::uint64_t done = t;
+  if (const std::string e = gmma_unit()->mma_sync(r, t, done); !e.empty()) {
+    set_fault(w, 0, e);
+    return t;
   }
   return done;
 }

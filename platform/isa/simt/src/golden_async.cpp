@@ -243,4 +243,28 @@ std::string golden_wgmma(unsigned n, element_type ty, element_type bty, bool a_r
   return {};
 }
 
+void golden_mma_sync(element_type ty, const std::array<std::array<std::uint32_t, 10>, 32>& ops,
+                     std::array<std::array<std::uint32_t, 4>, 32>& d) {
+  float a[16][16], b[16][8], c[16][8];
+  const auto half = [&](std::uint32_t v, unsigned hi) { return to_f32(ty, static_cast<std::uint16_t>(v >> (16 * hi))); };
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned h = 0; h < 2; ++h) a[g + 8 * (i % 2)][2 * t + 8 * (i / 2) + h] = half(ops[l][i], h);
+    for (unsigned i = 0; i < 2; ++i)
+      for (unsigned h = 0; h < 2; ++h) b[2 * t + 8 * i + h][g] = half(ops[l][4 + i], h);
+    for (unsigned i = 0; i < 4; ++i) std::memcpy(&c[g + 8 * (i / 2)][2 * t + i % 2], &ops[l][6 + i], 4);
+  }
+  for (unsigned row = 0; row < 16; ++row)
+    for (unsigned col = 0; col < 8; ++col) {
+      float acc = c[row][col];
+      for (unsigned k = 0; k < 16; ++k) acc = acc + a[row][k] * b[k][col];  // (products exact in fp32)
+      c[row][col] = acc;
+    }
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i) std::memcpy(&d[l][i], &c[g + 8 * (i / 2)][2 * t + i % 2], 4);
+  }
+}
+
 }  // namespace flynn::simt

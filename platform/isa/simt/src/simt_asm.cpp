@@ -34,7 +34,7 @@ using asm_lexer::valid_label_name;
 
 // Operand layouts; see isa.h for the field mapping.
 enum class form { mov, ldparam, alu, r4, unary, falu, setp, selp, ld, st, bra, none, mbar, mbar1, tma, tma_store, wgmma, count,
-                  mov64, alu64, plogic, atom, shfl, elect };
+                  mov64, alu64, plogic, atom, shfl, elect, mma };
 
 struct op_info {
   const char* name;  // the mnemonic's base (before the first '.')
@@ -67,6 +67,7 @@ const op_info op_table[] = {
     {"cvt64", op::cvt64, form::unary}, {"plogic", op::plogic, form::plogic},
     {"atom", op::atom, form::atom},    {"shfl", op::shfl, form::shfl},
     {"logic64", op::logic64, form::alu64}, {"elect", op::elect, form::elect},
+    {"mma", op::mma_sync, form::mma},
 };
 
 const op_info* find_op(const std::string& base) {
@@ -120,6 +121,7 @@ const char* usage(form f) {
     case form::atom: return "rd, [address], rb|imm";
     case form::shfl: return "rd[|pd], ra, rb|imm, rc|imm, re|imm";
     case form::elect: return "[rd|]pd, re|imm";
+    case form::mma: return "rd, ra, rb, rc (D rd..rd+3, A ra..ra+3, B rb..rb+1, C rc..rc+3)";
   }
   return "";
 }
@@ -130,7 +132,7 @@ unsigned operand_count(form f) {
     case form::bra: case form::mbar1: case form::count: return 1;
     case form::mbar: case form::elect: return 2;
     case form::tma_store: return 3;
-    case form::tma: case form::wgmma: return 4;
+    case form::tma: case form::wgmma: case form::mma: return 4;
     case form::mov: case form::ldparam: case form::unary: case form::ld: case form::st: return 2;
     case form::alu: case form::falu: case form::setp: case form::alu64: case form::plogic: case form::atom: return 3;
     case form::shfl: return 5;
@@ -565,6 +567,26 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         }
         if (parts.size() > next) fail(parts[next].col, "end of the mnemonic (" + display + ")", quoted(parts[next].orig));
       }
+    } else if (base == "mma") {
+      // mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32, TYPE f16 or bf16 (both the same)
+      display = "mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32";
+      static const char* const fixed[] = {"sync", "aligned", "m16n8k16", "row", "col", "f32"};
+      for (unsigned i = 0; i < 6; ++i)
+        if (parts.size() <= i || parts[i].s != fixed[i])
+          fail(parts.size() <= i ? head.col : parts[i].col,
+               "." + std::string(fixed[i]) + " (the form " + display + ", TYPE f16 or bf16)",
+               quoted(parts.size() <= i ? head.s : parts[i].orig));
+      if (parts.size() <= 6 || (parts[6].s != "f16" && parts[6].s != "bf16"))
+        fail(parts.size() <= 6 ? head.col : parts[6].col, "A's type .f16 or .bf16 (m16n8k16 takes 16-bit inputs)",
+             quoted(parts.size() <= 6 ? head.s : parts[6].orig));
+      in.mma_type = parts[6].s == "bf16" ? element_type::bf16 : element_type::f16;
+      in.mma_b_type = in.mma_type;
+      if (parts.size() <= 7 || parts[7].s != parts[6].s)
+        fail(parts.size() <= 7 ? head.col : parts[7].col, "B's type ." + parts[6].s + " (the same as A's)",
+             quoted(parts.size() <= 7 ? head.s : parts[7].orig));
+      if (parts.size() <= 8 || parts[8].s != "f32")
+        fail(parts.size() <= 8 ? head.col : parts[8].col, "C's type .f32", quoted(parts.size() <= 8 ? head.s : parts[8].orig));
+      if (parts.size() > 9) fail(parts[9].col, "end of the mnemonic (" + display + ")", quoted(parts[9].orig));
     } else if (f == form::setp) {
       display = "setp.CMP.TYPE";
       const std::string whole =
@@ -911,6 +933,19 @@ class assembler : asm_lexer::line_assembler<std::uint32_t> {  // labels: instruc
         in.rc = reg(ops[2]);
         if (in.rc + 4u >= num_registers)
           fail(ops[2].col, "a first coordinate register r0..r251 (up to 5 coordinates rc..rc+4)", ops[2].found());
+        break;
+      }
+      case form::mma: {
+        in.rd = reg(ops[0]);
+        in.ra = reg(ops[1]);
+        in.rb = reg(ops[2]);
+        in.rc = reg(ops[3]);
+        const char* const what[] = {"D", "A", "B", "C"};
+        const unsigned first[] = {in.rd, in.ra, in.rb, in.rc}, count[] = {4, 4, 2, 4};
+        for (unsigned i = 0; i < 4; ++i)
+          if (first[i] + count[i] > num_registers)
+            fail(ops[i].col, std::string(what[i]) + "'s registers r" + std::to_string(first[i]) + " .. +" +
+                                 std::to_string(count[i] - 1) + " within r255", ops[i].found());
         break;
       }
       case form::wgmma: {

@@ -178,6 +178,7 @@ class machine {
     bars_.clear();
     mma_.clear();
     shuffles_.clear();
+    sync_mma_.clear();
     for (;;) {
       bool progress = false;
       for (unsigned t = 0; t < l_.block; ++t) {
@@ -198,7 +199,7 @@ class machine {
         else if (th.st == state::exited) exited.insert(t / c_.warp_size);
         else if (blocked.empty())
           blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]) +
-                    (k_.code[th.pc].code == op::shfl || k_.code[th.pc].code == op::elect ? " for threads of its warp that never arrive"
+                    (k_.code[th.pc].code == op::shfl || k_.code[th.pc].code == op::elect || k_.code[th.pc].code == op::mma_sync ? " for threads of its warp that never arrive"
                                                      : " for a phase or wgmma that never completes");
       }
       if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
@@ -377,6 +378,12 @@ class machine {
         if (in.pd != no_pred) th.p[in.pd] = res.value == lane;
         break;
       }
+      case op::mma_sync:
+        if (!mma_sync(t, th, in)) {
+          th.st = state::blocked;
+          return false;
+        }
+        break;
       case op::plogic: {
         const bool x = th.p[in.ra], y = th.p[in.rb];
         th.p[in.rd] = in.imm == 0 ? (x && y) : in.imm == 1 ? (x || y) : in.imm == 2 ? (x != y) : !x;
@@ -615,6 +622,38 @@ class machine {
     for (unsigned i = 0; i < 128; ++i) std::copy(parts[i].d.begin(), parts[i].d.end(), &ths[t0 + i].r[k_.code[at[i]->pc].rd]);
   }
 
+  // mma.sync: the warp's lanes arrive with their A, B and C registers; the last to arrive
+  // computes D, and each lane takes its part (the next mma.sync of the warp waits until all
+  // have). False while the lane waits for the others.
+  bool mma_sync(unsigned t, thread& th, const instr& in) {
+    if (c_.warp_size != 32) throw stop{"mma.sync needs warps of 32 threads"};
+    const unsigned w = t / 32, lane = t % 32;
+    const std::uint32_t bit = 1u << lane;
+    sync_mma& x = sync_mma_[w];
+    if (!x.done && !(x.arrived & bit)) {
+      if (x.arrived && x.pc != th.pc)
+        throw stop{"the lanes of warp " + std::to_string(w) + " execute different mma.sync instructions (" +
+                   where(x.pc, k_.code[x.pc]) + " and this one)"};
+      x.pc = th.pc;
+      for (unsigned i = 0; i < 4; ++i) x.ops[lane][i] = th.r[in.ra + i];
+      for (unsigned i = 0; i < 2; ++i) x.ops[lane][4 + i] = th.r[in.rb + i];
+      for (unsigned i = 0; i < 4; ++i) x.ops[lane][6 + i] = th.r[in.rc + i];
+      x.arrived |= bit;
+      const std::uint32_t present = present_lanes(w);
+      if ((x.arrived & present) == present) {
+        if (x.arrived != 0xffffffffu)
+          throw stop{"mma.sync needs all 32 threads of the warp (lanes " + hex(x.arrived) + " arrived, the others exited)"};
+        golden_mma_sync(in.mma_type, x.ops, x.d);
+        x.done = true;
+      }
+    }
+    if (!x.done || !(x.arrived & bit) || (x.taken & bit)) return false;
+    for (unsigned i = 0; i < 4; ++i) th.r[in.rd + i] = x.d[lane][i];
+    x.taken |= bit;
+    if (x.taken == x.arrived) sync_mma_.erase(w);
+    return true;
+  }
+
   const kernel& k_;
   const launch& l_;
   std::vector<unsigned char>& global_;
@@ -633,6 +672,13 @@ class machine {
     bool accumulate;                       // scale-d
   };
   std::map<unsigned, std::vector<std::vector<arrival>>> mma_;  // warpgroup -> ordinal -> threads
+  struct sync_mma {
+    std::uint32_t arrived = 0, taken = 0, pc = 0;
+    bool done = false;
+    std::array<std::array<std::uint32_t, 10>, 32> ops{};  // by lane: A, B, C as read at issue
+    std::array<std::array<std::uint32_t, 4>, 32> d{};
+  };
+  std::map<unsigned, sync_mma> sync_mma_;  // warp -> its mma.sync under way
 };
 
 }  // namespace

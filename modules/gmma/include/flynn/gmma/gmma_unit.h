@@ -54,6 +54,7 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::string waiting() const override;
   bool in_progress() const override { return !ready_.empty(); }
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
+  std::string mma_sync(const mma_sync_request& r, std::uint64_t t, std::uint64_t& done) override;
   std::string pending_work() const override;
   void attach_trace(trace_sink& sink) override;
 
@@ -67,8 +68,13 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::string check_operands(const wgmma_request& r) const;
   void worker();                               // runs started groups in order
   std::string run(gathering& g);
+  std::string registers(unsigned w, bool write, const std::array<std::uint32_t*, warp_lanes>& lanes, unsigned stride,
+                        std::vector<unsigned> regs, std::uint64_t at, std::vector<unsigned char>& data,
+                        std::uint64_t& done);
   std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
-                        std::vector<unsigned char>& data, std::uint64_t& done);
+                        std::vector<unsigned char>& data, std::uint64_t& done) {
+    return registers(w, write, r.lanes, r.register_stride, std::move(regs), at, data, done);
+  }
   std::string read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                           std::uint64_t& landed);
 
@@ -80,7 +86,12 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0, fmas_after_first_ = 0;
   stat_counter wgmmas_, hw_instructions_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
-      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_;
+      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_,
+      sync_mmas_, sync_fmas_;
+  // mma.sync: its first issue and its last D written (the rate's span)
+  std::uint64_t sync_first_ = UINT64_MAX, sync_last_ = 0;
+  std::vector<unsigned char> sync_in_, sync_out_, sync_a_, sync_b_;
+  std::vector<float> sync_tile_;
   // Per (warpgroup, warp): the cycle each accumulator register's latest D write lands. An MMA
   // that accumulates reads C only from then on (a dependent chain sees the tensor-core
   // latency and the write-back; independent MMAs overlap).

@@ -81,6 +81,21 @@ struct wgmma_request {
   std::string where;                        // "block 0 warp 1 PC 12 (line 30: ...)"
 };
 
+// One warp's mma.sync.aligned.m16n8k16 (f16 or bf16 in, f32 accumulators), as the SIMT
+// core hands it to its sub-partition's register file and tensor core. Fragments (lane l,
+// g = l / 4, c = 2 (l % 4)): A register a_reg + i holds row g + 8 (i % 2), columns
+// c + 8 (i / 2) and + 1 (wgmma_a_position); B register b_reg + i holds rows (k) c + 8i and + 1
+// of column g; C and D register i row g + 8 (i / 2), column c + (i % 2) (wgmma_d_position).
+constexpr unsigned mma_sync_m = 16, mma_sync_n = 8, mma_sync_k = 16;
+struct mma_sync_request {
+  element_type type = element_type::f16;
+  unsigned sub_partition = 0;                      // its register file and tensor core
+  std::array<std::uint32_t*, warp_lanes> lanes{};  // each lane's registers ...
+  unsigned register_stride = 1;                     // ... register k of lane l at lanes[l][k * register_stride]
+  unsigned d_reg = 0, a_reg = 0, b_reg = 0, c_reg = 0;
+  std::string where;
+};
+
 class gmma_if : public virtual sc_core::sc_interface {
  public:
   // A warp arrives with its part at cycle t. Returns "" (and an id) or a fault. When the
@@ -96,6 +111,10 @@ class gmma_if : public virtual sc_core::sc_interface {
   // known (a core waiting on them waits for it rather than guessing ahead).
   virtual bool in_progress() const = 0;
   virtual const sc_core::sc_event& progress_event() const = 0;
+  // A warp's mma.sync issued at cycle t: reads A, B and C through the sub-partition's
+  // register file, runs on its tensor core and writes D back through the register file;
+  // `done` is the cycle D is written. "" or a fault.
+  virtual std::string mma_sync(const mma_sync_request& r, std::uint64_t t, std::uint64_t& done) = 0;
 };
 
 }  // namespace flynn

@@ -38,6 +38,7 @@ struct register_access_extension : tlm::tlm_extension<register_access_extension>
 struct register_file_params {
   unsigned banks = 4;            // register banks
   unsigned crossbar_latency = 1; // bank to operand collector
+  unsigned crossbar_bytes_per_cycle = 0;  // bytes the crossbar carries a cycle, allocated per request (0: unlimited)
   unsigned result_queue = 8;     // write-back entries buffered before the banks
   double clock_ns = 1.0;
   void visit(param_visitor& v);
@@ -56,12 +57,14 @@ class register_file : public module {
   params p_;
   // Requests may arrive out of time order (initiators run ahead under temporal decoupling),
   // so banks keep the set of cycles they are reserved in, and the result queue its entries.
-  std::uint64_t reserve(unsigned bank, std::uint64_t t);
-  void prune(std::uint64_t t);
   struct bank_slots {           // reserved cycles as a bitmap from cycle 64 * first_word
     std::deque<std::uint64_t> words;
     std::uint64_t first_word = 0;
   };
+  std::uint64_t reserve(unsigned bank, std::uint64_t t) { return reserve(busy_[bank], t); }
+  static std::uint64_t reserve(bank_slots& b, std::uint64_t t);
+  static void forget(bank_slots& b, std::uint64_t before);
+  void prune(std::uint64_t t);
   std::vector<bank_slots> busy_;
   struct queue_entry {
     std::uint64_t enter, leave;  // a write-back's stay in the result queue: [enter, leave)
@@ -69,7 +72,9 @@ class register_file : public module {
   std::vector<queue_entry> queue_;  // sorted by enter; the entries before queue_head_ are forgotten
   std::size_t queue_head_ = 0;
   std::uint64_t horizon_ = 0, longest_ = 1;
-  stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_;
+  bank_slots crossbar_;  // the cycles the crossbar is reserved in (crossbar_bytes_per_cycle > 0)
+  stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_, crossbar_cycles_,
+      crossbar_wait_;
 };
 
 }  // namespace flynn

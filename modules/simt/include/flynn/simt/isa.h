@@ -63,6 +63,9 @@ enum class op : std::uint8_t {
   elect,    // elect.sync [rd|]pd, membermask: the lowest executing lane of the membermask (re |
             // imm_e when e_imm) is the leader: pd <- whether this lane is it; rd (when sub is 1)
             // <- its lane index
+  mma_sync, // mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32 rd, ra, rb, rc (TYPE f16 or bf16,
+            // mma_type): the warp's 16 x 8 D (rd .. rd+3) <- A (16 x 16, ra .. ra+3) x B (16 x 8,
+            // rb, rb+1) + C (rc .. rc+3), all 32 threads together (fragments: flynn/gmma/wgmma.h)
   count_
 };
 
@@ -96,6 +99,8 @@ constexpr unsigned num_registers = 256;
 //     descriptor in ra:ra+1 (A in shared memory) or, with .rs (16-bit types), the A fragment
 //     in ra .. ra+3; B is the descriptor in rb:rb+1; imm is scale-d (0: D = A x B, 1: D += A x B)
 //   wgmma.commit_group ; wgmma.wait_group N (imm)
+//   mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32 rd, ra, rb, rc (TYPE f16 or bf16 in
+//     mma_type): D in rd .. rd+3, A in ra .. ra+3, B in rb, rb+1, C in rc .. rc+3
 // From the PTX front end (no assembly syntax): mbarrier.wait with pd != no_pred also writes
 // true to predicate pd (try_wait.parity blocks until the phase completes); tma.load and
 // tma.store with coords_listed take coordinate k from coords[k] (else rc + k); wgmma with
@@ -127,7 +132,7 @@ struct instr {
   std::uint32_t target = 0;      // branch target (instruction index)
   std::uint32_t imm_b = 0;       // mbarrier: the immediate second operand (imm is the offset)
   std::uint16_t mma_n = 0;       // wgmma: N
-  element_type mma_type = element_type::f16;    // wgmma: A's element type
+  element_type mma_type = element_type::f16;    // wgmma, mma.sync: A's element type
   element_type mma_b_type = element_type::f16;  // wgmma: B's (differs from A's only for fp8)
   bool mma_a_regs = false;       // wgmma: A from registers (.rs)
   bool mma_scale_pred = false;   // wgmma: scale-d is predicate rc (else imm)

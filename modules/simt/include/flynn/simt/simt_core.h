@@ -138,6 +138,7 @@ class simt_core : public module, public no_dmi_initiator {
   std::vector<warp*> group_;  // form_warp's answer
   std::vector<int> free_slots_;  // launch_blocks' scratch
   unsigned first_free_block_ = 0;  // no block slot below it is free
+  std::uint64_t execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
   void arrive_barrier(warp& w, std::uint64_t t);

@@ -142,4 +142,13 @@ std::string golden_wgmma(unsigned n, element_type ty, element_type b_ty, bool a_
                          const std::vector<unsigned char>& shared,
                          std::vector<wgmma_part>& parts);
 
+// One warp's mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32 (TYPE f16 or bf16): lane l's
+// registers as read at issue, ops[l] = A (4 registers), B (2), C (4); d[l] takes its 4 D
+// registers. The reference arithmetic of golden_wgmma (D = C, then each k ascending adds the
+// exact fp32 product). Fragments (PTX ISA, g = l / 4, t = l % 4): A register i holds row
+// g + 8 (i % 2), columns 2t + 8 (i / 2) and + 1; B register i rows (k) 2t + 8i and + 1 of
+// column g; C and D register i row g + 8 (i / 2), column 2t + (i % 2).
+void golden_mma_sync(element_type ty, const std::array<std::array<std::uint32_t, 10>, 32>& ops,
+                     std::array<std::array<std::uint32_t, 4>, 32>& d);
+
 }  // namespace flynn::simt

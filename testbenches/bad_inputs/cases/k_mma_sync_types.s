@@ -1,0 +1,3 @@
+.kernel k
+        mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32 r12, r0, r4, r8
+        exit
