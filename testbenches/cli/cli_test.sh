@@ -428,6 +428,15 @@ stdout_has "7 ok"
 [[ -z "$(ls sw | grep tmp-)" ]] || fail "temporary files of a killed sweep were left: $(ls sw | grep tmp-)"
 pass "flynn sweep --collect rebuilds the table from the point folders and removes a killed sweep's temporary files"
 
+# A kernel named by an axis is relative to the sweep file, whatever the current directory.
+mkdir -p rel_sweep/k
+cp "$SRC/scenarios/simt/kernels/vecadd.s" rel_sweep/k/vecadd_copy.s
+printf '{"base": "%s", "axes": [{"path": "workload.kernel", "values": ["k/vecadd_copy.s"]}]}' \
+  "$SRC/scenarios/simt/vecadd_1warp.json" > rel_sweep/s.json
+(cd "$SRC" && "$FLYNN" sweep "$OLDPWD/rel_sweep/s.json" --outdir "$OLDPWD/rel_out" >/dev/null 2>&1)
+grep -q '^0,.*,ok,' rel_out/results.csv 2>/dev/null || fail "a sweep's relative kernel path was not taken relative to the sweep file"
+pass "a relative kernel in a sweep's axis is relative to the sweep file"
+
 printf '{"base": "%s", "axes": [{"path": "modules.mem.bankz", "values": [1, 2]}]}' \
   "$SRC/scenarios/vector/average_vector.json" > bad_sweep.json
 flynn sweep bad_sweep.json --outdir sw_bad

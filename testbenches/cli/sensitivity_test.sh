@@ -22,7 +22,11 @@
 #      the rate follows 4 / max(4, ceil(1280 / W)) of wgmma's: W 128 -> 0.4, 256 -> 0.8,
 #      unlimited -> 1 (the tensor core alone); wgmma's rate stays 2048 throughout; with the
 #      tensor cores at half rate and an unlimited crossbar mma.sync is tensor-bound again at
-#      half the multiply-adds a cycle.
+#      half the multiply-adds a cycle;
+#   9. the tensor cores' idle time by cause accounts for every cycle (busy plus the causes is
+#      4 x the run, for both GEMM kernels), and moves with its causes: half the crossbar's link
+#      bandwidth to the loader raises the time waiting on stage data; tensor cores a quarter as
+#      fast leave less of it (the math, not the copies, is then what the run waits for).
 #   usage: sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -123,6 +127,28 @@ check "wgmma's rate meanwhile: $(stat sync128 top.gmma.mma_fma_rate), $(stat syn
 s0=$(stat sync0 top.gmma.mma_sync_fma_rate) sh=$(stat sync_half top.gmma.mma_sync_fma_rate)
 check "mma.sync with an unlimited crossbar, tensor cores at full and half rate: $s0 -> $sh FMA a cycle (half, within 3%)" \
   "abs($sh * 2 - $s0) <= 0.03 * $s0"
+
+# 9. The tensor cores' idle time by cause.
+idle_sum() {  # busy + every cause, over the four tensor cores
+  python3 - "$WORK/$1/stats.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"]
+g = m["top.gmma"]
+total = sum(g[k] for k in g if k.startswith("tc_idle_"))
+total += sum(m["top.tc%d" % k]["busy_cycles"] for k in range(4))
+print(int(total))
+PY
+}
+run coop "$SRC/scenarios/gmma/h100_sm_gemm_cooperative.json"
+run base4 "$GEMM"
+for r in base4 coop; do
+  check "$r: busy + idle causes over 4 tensor cores = $(idle_sum $r) = 4 x $(stat $r cycles)" "$(idle_sum $r) == 4 * $(stat $r cycles)"
+done
+run link32 "$GEMM" --set modules.xbar.bytes_per_cycle=32
+check "stage-data wait with the crossbar link at 64 -> 32 B a cycle: $(stat base4 top.gmma.tc_idle_stage_wait) -> $(stat link32 top.gmma.tc_idle_stage_wait), more" \
+  "$(stat link32 top.gmma.tc_idle_stage_wait) > $(stat base4 top.gmma.tc_idle_stage_wait)"
+check "stage-data wait with tensor cores a quarter as fast: $(stat base4 top.gmma.tc_idle_stage_wait) -> $(stat slow top.gmma.tc_idle_stage_wait), less" \
+  "$(stat slow top.gmma.tc_idle_stage_wait) < $(stat base4 top.gmma.tc_idle_stage_wait)"
 
 [ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
 exit $fail

@@ -39,6 +39,7 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
     rf.back()->bind(*this);
   }
   link.bind(*this);
+  tc_end_.assign(p_.warps, 0);
   SC_THREAD(worker);
   stats_.add("wgmma", wgmmas_, "instructions", "warpgroup MMAs run (one per group of warps)");
   stats_.add("hw_instructions", hw_instructions_, "instructions", "wgmma instructions the warps issued (one per warp)");
@@ -69,6 +70,34 @@ gmma_unit::gmma_unit(const sc_core::sc_module_name& name, const params& p)
         return group > 0 ? sync / group : 0.0;
       },
       "", "mma_sync_fma_rate / mma_fma_rate, when the run has both");
+  // The tensor cores' idle cycles by cause, summed over the tensor cores: every cycle of a
+  // tensor core is busy or in exactly one of these (docs/modules/gmma_unit.md).
+  stats_.add("tc_idle_stage_wait", idle_stage_, "cycles",
+             "tensor-core idle cycles before an MMA's first warp issued it, while that warp waited on an mbarrier "
+             "(its operands' TMA copies landing)");
+  stats_.add("tc_idle_group_wait", idle_group_, "cycles",
+             "... while that warp waited in wgmma.wait_group for its earlier MMAs");
+  stats_.add("tc_idle_other_wait", idle_other_wait_, "cycles", "... while that warp waited in tma.wait");
+  stats_.add("tc_idle_issue", idle_issue_, "cycles",
+             "... while that warp issued other instructions (address and descriptor arithmetic, loop control, epilogue "
+             "stores) or waited on their results");
+  stats_.add("tc_idle_start_barrier", idle_barrier_, "cycles",
+             "tensor-core idle cycles between an MMA's first and last warp arriving");
+  stats_.add("tc_idle_operands", idle_operands_, "cycles",
+             "tensor-core idle cycles from the last warp arriving until the block's A and B were in (start latency, "
+             "operand buffers, shared-memory reads; mma.sync: its register-file read)");
+  stats_.add("tc_idle_accumulators", idle_accumulators_, "cycles",
+             "tensor-core idle cycles waiting for an earlier MMA's D in the accumulators and the C read through the "
+             "register file");
+  stats_.add_real(
+      "tc_idle_after_last",
+      [this] {
+        const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+        std::uint64_t s = 0;
+        for (std::uint64_t e : tc_end_) s += now > e ? now - e : 0;
+        return double(s);
+      },
+      "cycles", "tensor-core idle cycles after each one's last block, to the end of the run");
   stats_.add("start_barrier_cycles", start_wait_, "cycles", "cycles between the first and the last warp arriving, summed");
   stats_.add_real(
       "mma_interval",
@@ -231,6 +260,29 @@ std::string gmma_unit::registers(unsigned w, bool write, const std::array<std::u
   return {};
 }
 
+// The idle cycles of tensor core w from its last block's end to `start`, each given to the
+// cause that held the next block then: before the MMA's first warp arrived, that warp's last
+// wait (while it waited) or its other instructions; then the start barrier, the operand
+// reads and the accumulators, in the MMA's order of events.
+void gmma_unit::count_idle(unsigned w, std::uint64_t start, std::uint64_t end, const idle_marks& m) {
+  std::uint64_t p = tc_end_[w];
+  tc_end_[w] = std::max(tc_end_[w], end);
+  if (start <= p) return;
+  const auto upto = [&](std::uint64_t to, stat_counter& c) {
+    to = std::min(std::max(to, p), start);
+    c += to - p;
+    p = to;
+  };
+  if (m.wait_kind != 0) {
+    upto(std::min(m.wait_from, m.first), idle_issue_);
+    upto(std::min(m.wait_to, m.first), m.wait_kind == 1 ? idle_stage_ : m.wait_kind == 2 ? idle_group_ : idle_other_wait_);
+  }
+  upto(m.first, idle_issue_);
+  upto(m.last, idle_barrier_);
+  upto(m.operands, idle_operands_);
+  upto(start, idle_accumulators_);
+}
+
 // mma.sync: the operand collector reads A, B and C (10 warp registers) through the
 // sub-partition's register file at the issue cycle; the tensor core runs the 16 x 8 x 16
 // block when they are in and its earlier work is done; D goes back through the register
@@ -283,6 +335,10 @@ std::string gmma_unit::mma_sync(const mma_sync_request& r, std::uint64_t t, std:
   const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
   ++tc_blocks_;
   if (!math.ok()) return "mma.sync: tensor core " + std::to_string(w) + ": " + math.response_string();
+  idle_marks marks;
+  marks.first = marks.last = t;
+  marks.operands = ready;
+  count_idle(w, x.start, x.end, marks);
   sync_out_.assign(4 * warp_register_bytes, 0);
   for (unsigned l = 0; l < warp_lanes; ++l)
     for (unsigned i = 0; i < 4; ++i) {
@@ -306,7 +362,14 @@ std::string gmma_unit::run(gathering& g) {
   const wgmma_request& r0 = g.parts[0];
   const unsigned n = r0.n, warps = p_.warps, cg = p_.column_group;
   const std::uint64_t last = *std::max_element(g.arrived.begin(), g.arrived.end());
-  const std::uint64_t first = *std::min_element(g.arrived.begin(), g.arrived.end());
+  const auto first_it = std::min_element(g.arrived.begin(), g.arrived.end());
+  const std::uint64_t first = *first_it;
+  idle_marks marks;  // (the first warp to arrive: its last wait before it did)
+  marks.first = first;
+  marks.last = last;
+  marks.wait_kind = g.parts[static_cast<std::size_t>(first_it - g.arrived.begin())].wait_kind;
+  marks.wait_from = g.parts[static_cast<std::size_t>(first_it - g.arrived.begin())].wait_from;
+  marks.wait_to = g.parts[static_cast<std::size_t>(first_it - g.arrived.begin())].wait_to;
   start_wait_ += last - first;
   ++wgmmas_;
   const unsigned kk = wgmma_k_of(r0.type);  // K: 32 bytes of each operand row
@@ -386,6 +449,7 @@ std::string gmma_unit::run(gathering& g) {
       std::vector<unsigned> regs;
       for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
       std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
+      marks.operands = ready;
       tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
       auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
       if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
@@ -422,6 +486,7 @@ std::string gmma_unit::run(gathering& g) {
       const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
       ++tc_blocks_;
       if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
+      count_idle(w, x.start, x.end, marks);
       // D back into the accumulators through the register file's result queue.
       data.assign(regs.size() * warp_register_bytes, 0);
       for (unsigned l = 0; l < warp_lanes; ++l)

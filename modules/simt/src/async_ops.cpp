@@ -109,6 +109,9 @@ std::optional<lane_error> issue_wgmma(warp& w, block_slot& b, const instr& in, s
   }
   r.acc_reg = in.rd;
   r.a_reg = in.ra;
+  r.wait_kind = w.wait_kind;
+  r.wait_from = w.wait_from;
+  r.wait_to = w.wait_to;
   r.smem_base = b.shared_base;
   r.smem_bytes = cx.launch.shared_bytes;
   r.where = "block " + std::to_string(b.id) + " warp " + std::to_string(w.index) + " PC " +
@@ -186,8 +189,13 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         ++n.tma_stores;
         return std::nullopt;
       });
-    case op::wgmma:
+    case op::wgmma: {  // a guard holds for the whole warp or for none of it (then nothing issues)
+      const std::uint32_t on = w.guarded(active, in, cx.warp_size);
+      if (on == 0 && in.guard != no_pred) return std::nullopt;
+      if (on != active)
+        return lane_error{0, "wgmma guard predicate differs across the warp (lanes " + hex(on) + " of " + hex(active) + ")"};
       return issue_wgmma(w, b, in, lanes, t, cx, n);
+    }
     case op::wgmma_commit:
       w.wgmma_groups.push_back(std::move(w.wgmma_open));
       w.wgmma_open.clear();

@@ -62,6 +62,11 @@ struct warp {
   std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::uint64_t tma_last_store = 0;                      // its last tma.store copy (0: none)
   std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
+  std::uint64_t last_issue = 0;                          // the cycle of its last issue
+  // Its last blocking wait (mbarrier.wait, wgmma.wait_group, tma.wait): the cycles from its
+  // previous issue to the wait's, and which (wgmma_request::wait_kind).
+  std::uint64_t wait_from = 0, wait_to = 0;
+  std::uint8_t wait_kind = 0;
   std::uint64_t generation = 0;                          // which warp the slot holds
   std::vector<std::vector<std::uint64_t>> wgmma_groups;  // committed groups, oldest first
   std::array<std::uint64_t, 8> pred_ready{};

@@ -414,6 +414,12 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
 
   std::uint64_t done = t + occupancy + p_.lat_branch;
   bool blocking = true;  // the next PC is known only once this completes
+  if (in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait) {
+    w.wait_from = w.last_issue + 1;
+    w.wait_to = t;
+    w.wait_kind = in.code == op::mbar_wait ? 1 : in.code == op::wgmma_wait ? 2 : 3;
+  }
+  w.last_issue = t;
   switch (in.code) {
     case op::bra:
       branch(w, in, mask);

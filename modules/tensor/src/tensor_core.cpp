@@ -113,6 +113,8 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   busy_sig_.set(to_time(start), 1);
   busy_sig_.set(to_time(start + busy), 0);
   free_at_ = start + busy;
+  x->start = start;
+  x->end = free_at_;
   ++blocks_;
   steps_ += steps;
   fmas_ += std::uint64_t(x->m) * x->n * x->k;

@@ -162,6 +162,17 @@ sweep_spec parse(const std::string& file) {
   return s;
 }
 
+// An axis or `sets` value as the point's run takes it: a relative file named at a workload's
+// file key (workload.kernel, workload.ptx, workload.program) is relative to the sweep file,
+// like `base`, and is passed on relative to where the sweep runs (absolute for Slurm).
+json point_value(const sweep_spec& s, const std::string& path, const json& v, bool absolute) {
+  if (!v.is_string() || (path != "workload.kernel" && path != "workload.ptx" && path != "workload.program")) return v;
+  const fs::path f(v.get<std::string>());
+  if (f.empty() || f.is_absolute()) return v;
+  const fs::path at = fs::path(s.file).parent_path() / f;
+  return (absolute ? fs::absolute(at) : at).lexically_normal().string();
+}
+
 // The command line of one point's run. Local runs name the base scenario and the folder as
 // given (relative ones stay relative in the point's provenance.json); Slurm tasks may start
 // elsewhere, so they get absolute paths.
@@ -175,7 +186,7 @@ std::vector<std::string> run_args(const sweep_spec& s, const point& pt, const st
   }
   for (const auto& [path, v] : pt.at) {
     a.push_back("--set");
-    a.push_back(path + "=" + v.dump());
+    a.push_back(path + "=" + point_value(s, path, v, absolute).dump());
   }
   return a;
 }
@@ -227,7 +238,7 @@ void write_all(int fd, const std::string& text) {
   try {
     scenario_doc sd = load_scenario_doc(s.base);
     for (const auto& set : s.sets) apply_override(sd, set);
-    for (const auto& [path, v] : pt.at) apply_override(sd, path + "=" + v.dump());
+    for (const auto& [path, v] : pt.at) apply_override(sd, path + "=" + point_value(s, path, v, false).dump());
     module_registry reg;
     register_builtin_modules(reg);
     platform p(sd, reg);

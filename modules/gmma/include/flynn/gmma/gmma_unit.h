@@ -75,6 +75,14 @@ class gmma_unit : public lt_initiator, public gmma_if {
                         std::vector<unsigned char>& data, std::uint64_t& done) {
     return registers(w, write, r.lanes, r.register_stride, std::move(regs), at, data, done);
   }
+  // The tensor core's idle cycles before a block that starts at `start` on tensor core w,
+  // by cause (the MMA's events in time order: see docs/modules/gmma_unit.md).
+  struct idle_marks {
+    std::uint64_t first = 0, last = 0, operands = 0;  // first and last warp arrived; A and B in
+    std::uint8_t wait_kind = 0;                        // the first warp's last wait before it issued
+    std::uint64_t wait_from = 0, wait_to = 0;
+  };
+  void count_idle(unsigned w, std::uint64_t start, std::uint64_t end, const idle_marks& m);
   std::string read_chunks(const std::vector<std::uint64_t>& addrs, std::uint64_t at, unsigned char* out,
                           std::uint64_t& landed);
 
@@ -87,7 +95,9 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::uint64_t last_end_ = 0, first_end_ = 0, fmas_after_first_ = 0;
   stat_counter wgmmas_, hw_instructions_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
       rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_,
-      sync_mmas_, sync_fmas_;
+      sync_mmas_, sync_fmas_, idle_stage_, idle_group_, idle_other_wait_, idle_issue_, idle_barrier_, idle_operands_,
+      idle_accumulators_;
+  std::vector<std::uint64_t> tc_end_;  // per tensor core: the end of its last block
   // mma.sync: its first issue and its last D written (the rate's span)
   std::uint64_t sync_first_ = UINT64_MAX, sync_last_ = 0;
   std::vector<unsigned char> sync_in_, sync_out_, sync_a_, sync_b_;

@@ -79,6 +79,11 @@ struct wgmma_request {
   unsigned acc_reg = 0, a_reg = 0;
   std::uint64_t smem_base = 0, smem_bytes = 0;  // the block's shared-memory window
   std::string where;                        // "block 0 warp 1 PC 12 (line 30: ...)"
+  // The warp's last blocking wait before it issued this (for the tensor cores' idle time by
+  // cause): 0 none, 1 mbarrier.wait, 2 wgmma.wait_group, 3 tma.wait, over cycles
+  // [wait_from, wait_to).
+  std::uint8_t wait_kind = 0;
+  std::uint64_t wait_from = 0, wait_to = 0;
 };
 
 // One warp's mma.sync.aligned.m16n8k16 (f16 or bf16 in, f32 accumulators), as the SIMT

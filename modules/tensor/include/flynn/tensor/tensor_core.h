@@ -31,6 +31,7 @@ struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
   const unsigned char* a = nullptr;
   const unsigned char* b = nullptr;
   float* d = nullptr;
+  std::uint64_t start = 0, end = 0;          // out: the cycles the datapath computed the block, [start, end)
   tlm::tlm_extension_base* clone() const override { return new mma_step_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const mma_step_extension&>(e); }
 };
