@@ -397,6 +397,21 @@ for sig in "top.gmma.state" "top.gmma.b_column_group" "top.tc0.busy" "top.sm.mba
   grep -qF "$sig" cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw lacks $sig"
 done
 pass "--trace vcd on the GMMA SM writes a view of one wgmma from start barrier to end signal"
+# The sub-partition register files' banks and crossbar, busy while the MMAs' accumulators
+# cross them: each signal rises and falls.
+python3 - cal_trace/waves.vcd <<'PY' || fail "the register file's bank and crossbar signals do not toggle in waves.vcd"
+import re, sys
+t = open(sys.argv[1]).read()
+scope = re.search(r"\$scope module rf0 \$end(.*?)\$upscope", t, re.S).group(1)
+ids = dict((n, i) for i, n in re.findall(r"\$var wire 1 (\S+) (\w+) \$end", scope))
+body = t[t.index("$enddefinitions"):]
+for name in ("bank0_busy", "crossbar_busy"):
+    i = ids[name]
+    ones = len(re.findall(r"^1" + re.escape(i) + r"$", body, re.M))
+    zeros = len(re.findall(r"^0" + re.escape(i) + r"$", body, re.M))
+    assert ones > 0 and zeros > 1, (name, ones, zeros)
+PY
+pass "--trace vcd shows the register files' banks and crossbar busy"
 
 # --------------------------------------------------------------------------- sweeps and plots
 flynn sweep "$SRC/sweeps/vector_banks.json" --outdir sw --jobs 2

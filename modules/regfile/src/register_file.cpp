@@ -43,11 +43,35 @@ std::uint64_t register_file::reserve(bank_slots& b, std::uint64_t t) {
   }
 }
 
-void register_file::forget(bank_slots& b, std::uint64_t before) {
-  while (!b.words.empty() && 64 * (b.first_word + 1) <= before) {
-    b.words.pop_front();
-    ++b.first_word;
-  }
+void register_file::forget(bank_slots& b, std::uint64_t before, std::size_t signal) {
+  std::size_t n = 0;
+  while (n < b.words.size() && 64 * (b.first_word + n + 1) <= before) ++n;
+  show(b, n, signal);
+  b.words.erase(b.words.begin(), b.words.begin() + static_cast<std::ptrdiff_t>(n));
+  b.first_word += n;
+}
+
+void register_file::show(const bank_slots& b, std::size_t words, std::size_t signal) {
+  if (signal >= busy_sig_.size() || !busy_sig_[signal].enabled()) return;
+  for (std::size_t k = 0; k < words && k < b.words.size(); ++k)
+    for (unsigned bit = 0; bit < 64; ++bit) {
+      const auto v = static_cast<std::uint8_t>((b.words[k] >> bit) & 1u);
+      if (v == shown_[signal]) continue;
+      busy_sig_[signal].set(to_time(64 * (b.first_word + k) + bit), v);
+      shown_[signal] = v;
+    }
+}
+
+void register_file::finish() {
+  for (unsigned k = 0; k < p_.banks; ++k) show(busy_[k], busy_[k].words.size(), k);
+  show(crossbar_, crossbar_.words.size(), p_.banks);
+}
+
+void register_file::attach_trace(trace_sink& sink) {
+  busy_sig_.resize(p_.banks + 1);
+  shown_.assign(p_.banks + 1, 0);
+  for (unsigned k = 0; k < p_.banks; ++k) busy_sig_[k].attach(&sink, name(), "bank" + std::to_string(k) + "_busy", 1);
+  if (p_.crossbar_bytes_per_cycle) busy_sig_[p_.banks].attach(&sink, name(), "crossbar_busy", 1);
 }
 
 // Forgets reservations far behind the latest request (no request arrives that late).
@@ -56,8 +80,8 @@ void register_file::prune(std::uint64_t t) {
   horizon_ = std::max(horizon_, t);
   if (horizon_ < keep) return;
   const std::uint64_t old = horizon_ - keep;
-  for (auto& b : busy_) forget(b, old);
-  forget(crossbar_, old);
+  for (unsigned k = 0; k < p_.banks; ++k) forget(busy_[k], old, k);
+  forget(crossbar_, old, p_.banks);
   while (queue_head_ < queue_.size() && queue_[queue_head_].enter < old) ++queue_head_;
   if (queue_head_ > 64 && queue_head_ * 2 > queue_.size()) {
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));

@@ -51,6 +51,7 @@ class register_file : public module {
   tlm_utils::simple_target_socket<register_file, 32> port;
 
   register_file(const sc_core::sc_module_name& name, const params& p);
+  void attach_trace(trace_sink& sink) override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -63,7 +64,11 @@ class register_file : public module {
   };
   std::uint64_t reserve(unsigned bank, std::uint64_t t) { return reserve(busy_[bank], t); }
   static std::uint64_t reserve(bank_slots& b, std::uint64_t t);
-  static void forget(bank_slots& b, std::uint64_t before);
+  // Forgets the words of cycles before `before` (tracing: shows them first).
+  void forget(bank_slots& b, std::uint64_t before, std::size_t signal);
+  // Shows `words` words of b's reserved cycles from its first on signal k (busy 1, free 0).
+  void show(const bank_slots& b, std::size_t words, std::size_t signal);
+  void finish() override;  // shows the rest of the trace
   void prune(std::uint64_t t);
   std::vector<bank_slots> busy_;
   struct queue_entry {
@@ -73,6 +78,10 @@ class register_file : public module {
   std::size_t queue_head_ = 0;
   std::uint64_t horizon_ = 0, longest_ = 1;
   bank_slots crossbar_;  // the cycles the crossbar is reserved in (crossbar_bytes_per_cycle > 0)
+  // Trace: bank k's busy cycles on signal k, the crossbar's on signal `banks`; shown once no
+  // request can reserve them any more (when pruned, and at the end), so in time order.
+  std::vector<trace_signal> busy_sig_;
+  std::vector<std::uint8_t> shown_;  // each signal's last value shown
   stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_, crossbar_cycles_,
       crossbar_wait_;
 };
