@@ -57,6 +57,10 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   stats_.add("bytes_stored", bytes_stored_, "B", "bytes written to global memory by stores");
   stats_.add("oob_bytes", oob_bytes_, "B", "bytes outside the tensor, filled with zeros");
   stats_.add("global_requests", global_requests_, "requests", "global-memory read bursts");
+  stats_.add_real(
+      "mean_copy_latency",
+      [this] { return copies_landed_.value() ? double(copy_latency_.value()) / double(copies_landed_.value()) : 0.0; },
+      "cycles", "mean cycles from a load's issue by the warp to its last row written to shared memory");
   stats_.add("shared_requests", shared_requests_, "requests", "shared-memory writes (multi-lane when swizzled)");
 }
 
@@ -126,7 +130,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
     }
   }
   next_issue_ = t;
-  loads_[copies_.value()] = {first_row, rows};
+  loads_[copies_.value()] = {first_row, rows, start};
   to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
@@ -161,6 +165,8 @@ void tma_loader::writer() {
     landing_.pop_front();
     load_progress& lp = loads_.at(copy);
     if (--lp.rows_left == 0) {  // the copy's last row
+      ++copies_landed_;
+      copy_latency_ += done - lp.issued;
       if (timeline_) timeline_->span(name(), "tma.load", "load", copy, to_time(lp.first_row), to_time(done));
       loads_.erase(copy);
     }

@@ -132,13 +132,15 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
   struct load_progress {
     std::uint64_t first_row = 0;  // its first row's cycle (timeline)
     std::uint64_t rows_left = 0;  // rows not yet in shared memory
+    std::uint64_t issued = 0;     // the cycle the warp issued it
   };
   std::map<std::uint64_t, load_progress> loads_;  // loads still landing, by copy number
   sc_core::sc_event landing_ev_, progress_ev_;
 
   params p_;
   std::uint64_t next_issue_ = 0, busy_until_ = 0;
-  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_, stores_, bytes_stored_;
+  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_, stores_, bytes_stored_,
+      copies_landed_, copy_latency_;
   std::map<std::uint64_t, std::int64_t> in_flight_;  // bytes in flight: changes by cycle
   trace_sink* timeline_ = nullptr;                    // copies as async spans
   trace_signal bytes_in_flight_;
