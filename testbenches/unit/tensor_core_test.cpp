@@ -134,3 +134,42 @@ TEST_CASE("tensor_core: fp8 and tf32 blocks take as long as f16 ones of the same
   CHECK(mismatches.empty());
   for (const auto& m : mismatches) UNSCOPED_INFO(m);
 }
+
+TEST_CASE("tensor_core: blocks take the datapath in simulated-time order, whatever order they are sent in") {
+  // 16 x 8 x 16 f16 blocks of 4 cycles each (2048 / 512): one for cycle 1000 sent
+  // first, then one for cycle 100 (a second initiator running behind), then one for cycle
+  // 1002, which waits for the first to leave the datapath.
+  flynn::tensor_core tc("tc", flynn::tensor_core_params{});
+  std::vector<std::uint64_t> start, end, written;
+  initiator init("init", [&](initiator& i) {
+    std::vector<std::uint16_t> a(16 * 16, 0), b(8 * 16, 0);
+    std::vector<float> d(16 * 8, 0.0f);
+    for (const std::uint64_t at : {1000u, 100u, 1002u}) {
+      flynn::mma_step_extension x;
+      x.m = 16;
+      x.n = 8;
+      x.k = 16;
+      x.type = x.b_type = flynn::element_type::f16;
+      x.a = reinterpret_cast<const unsigned char*>(a.data());
+      x.b = reinterpret_cast<const unsigned char*>(b.data());
+      x.d = d.data();
+      tlm::tlm_generic_payload gp;
+      gp.set_command(tlm::TLM_IGNORE_COMMAND);
+      gp.set_extension(&x);
+      sc_core::sc_time delay = sc_core::sc_time(double(at), sc_core::SC_NS);
+      i.socket->b_transport(gp, delay);
+      gp.clear_extension(&x);
+      REQUIRE(gp.is_response_ok());
+      start.push_back(x.start);
+      end.push_back(x.end);
+      written.push_back(static_cast<std::uint64_t>(delay.to_seconds() * 1e9 + 0.5));
+    }
+  });
+  init.socket.bind(tc.port);
+  sc_core::sc_start();
+  const std::uint64_t lat = flynn::tensor_core_params{}.latency;
+  CHECK(start == std::vector<std::uint64_t>{1000, 100, 1004});
+  CHECK(end == std::vector<std::uint64_t>{1004, 104, 1008});
+  CHECK(written == std::vector<std::uint64_t>{1004 + lat, 104 + lat, 1008 + lat});
+  CHECK(tc.busy_cycles() == 12);
+}

@@ -93,6 +93,30 @@ tensor_core::tensor_core(const sc_core::sc_module_name& name, const params& p)
       "", "busy cycles / cycles of the run");
 }
 
+// The first `cycles` free cycles in a row at or after `arrive`; reserves them.
+std::uint64_t tensor_core::reserve(std::uint64_t arrive, std::uint64_t cycles) {
+  std::uint64_t start = arrive;
+  auto it = busy_at_.upper_bound(start);
+  if (it != busy_at_.begin() && std::prev(it)->second > start) start = std::prev(it)->second;
+  while (it != busy_at_.end() && it->first < start + cycles) {
+    start = std::max(start, it->second);
+    ++it;
+  }
+  std::uint64_t end = start + cycles;
+  // Merge with the run ending at start and the one starting at end.
+  if (auto next = busy_at_.find(end); next != busy_at_.end()) {
+    end = next->second;
+    busy_at_.erase(next);
+  }
+  auto before = busy_at_.lower_bound(start);
+  if (before != busy_at_.begin() && std::prev(before)->second == start) std::prev(before)->second = end;
+  else busy_at_[start] = end;
+  // Forget runs far behind this arrival.
+  constexpr std::uint64_t keep = 1u << 16;
+  while (busy_at_.size() > 1 && arrive > keep && busy_at_.begin()->second + keep < arrive) busy_at_.erase(busy_at_.begin());
+  return start;
+}
+
 void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   mma_step_extension* x = nullptr;
   gp.get_extension(x);
@@ -108,13 +132,11 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const std::uint64_t per_cycle = p_.fma_per_cycle / (p_.step_m * p_.step_n * p_.step_k);
   const std::uint64_t busy = ceil_div(steps, per_cycle);
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
-  const std::uint64_t start = std::max(arrive, free_at_);
-  if (start > free_at_) busy_sig_.set(to_time(free_at_), 0);
+  const std::uint64_t start = reserve(arrive, busy);
   busy_sig_.set(to_time(start), 1);
-  busy_sig_.set(to_time(start + busy), 0);
-  free_at_ = start + busy;
+  if (!busy_at_.count(start + busy)) busy_sig_.set(to_time(start + busy), 0);  // (else the next run starts then)
   x->start = start;
-  x->end = free_at_;
+  x->end = start + busy;
   ++blocks_;
   steps_ += steps;
   fmas_ += std::uint64_t(x->m) * x->n * x->k;
@@ -138,7 +160,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
         bf_[std::size_t(q) * x->n + j] = element_to_f32(x->b_type, x->b + eb * (std::size_t(j) * x->k + q));
   }
   accumulate_products(af_.data(), bf_.data(), x->d, x->m, x->n, x->k);
-  delay = to_time(free_at_ + p_.latency) - sc_core::sc_time_stamp();
+  delay = to_time(x->end + p_.latency) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

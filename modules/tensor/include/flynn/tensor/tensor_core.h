@@ -2,12 +2,14 @@
 // initiator (the GMMA state machine, operand collectors) sends one block of work per
 // transaction: a generic payload carrying an mma_step_extension that points at the A, B
 // and C/D tiles. The datapath works in steps of step_m x step_n x step_k multiply-adds,
-// `fma_per_cycle` per cycle, with a pipeline latency before D is written back; blocks are
-// served in arrival order. The arithmetic is the defined order of numeric.h. See
+// `fma_per_cycle` per cycle, with a pipeline latency before D is written back; a block takes
+// the first free cycles of the datapath at or after its arrival cycle (simulated-time order,
+// whatever order the calls come in). The arithmetic is the defined order of numeric.h. See
 // docs/modules/tensor_core.md.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include <systemc>
@@ -52,14 +54,17 @@ class tensor_core : public module {
 
   tensor_core(const sc_core::sc_module_name& name, const params& p);
   // Cycle by which all work received so far is written back.
-  std::uint64_t busy_until() const { return free_at_ + p_.latency; }
+  std::uint64_t busy_until() const { return (busy_at_.empty() ? 0 : busy_at_.rbegin()->second) + p_.latency; }
   std::uint64_t busy_cycles() const { return busy_.value(); }
   void attach_trace(trace_sink& sink) override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   params p_;
-  std::uint64_t free_at_ = 0;
+  // The datapath's reserved cycles: disjoint [start, end) runs by start; runs that end long
+  // before the latest arrival are forgotten (no block arrives that late).
+  std::map<std::uint64_t, std::uint64_t> busy_at_;
+  std::uint64_t reserve(std::uint64_t arrive, std::uint64_t cycles);
   std::vector<float> af_, bf_;  // the block's operands widened to fp32
   stat_counter blocks_, steps_, fmas_, busy_;
   trace_signal busy_sig_;
