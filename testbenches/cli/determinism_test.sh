@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every shipped scenario, run twice with waveforms and a timeline, must give byte-identical
-# output files (host.json, the host's timing, aside). Both runs write to the same folder,
-# moved aside after each, so that provenance.json, which records the command line with its
-# --outdir, is compared too.
+# output files (host.json, the host's timing, aside). Both runs of a scenario write to the
+# same folder, moved aside after each, so that provenance.json, which records the command
+# line with its --outdir, is compared too. Two scenarios are checked at a time.
 #   usage: determinism_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 FLYNN="$1"
@@ -10,28 +10,53 @@ SRC="$2"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-determinism.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
+export FLYNN SRC WORK
+
+# check_one SCENARIO: writes "ok" or FAIL lines to its folder's result file.
+check_one() {
+  local s="$1" d="${1//\//_}"
+  local w="$WORK/$d"
+  mkdir -p "$w"
+  for run in a b; do
+    "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd,perfetto --quiet --outdir "$w/run/out" >"$w/$run.log" 2>&1
+    echo $? >"$w/$run.rc"
+    mkdir -p "$w/$run"
+    [[ -d "$w/run/out" ]] && mv "$w/run/out" "$w/$run/"
+  done
+  if ! cmp -s "$w/a.rc" "$w/b.rc"; then
+    echo "FAIL $s: exit status $(cat "$w/a.rc") then $(cat "$w/b.rc")" >"$w/result"
+    return
+  fi
+  local files
+  files=$(cd "$w/a/out" 2>/dev/null && find . -type f ! -name host.json | sort)
+  if [[ -z "$files" ]]; then
+    echo "FAIL $s: no output" >"$w/result"
+    return
+  fi
+  : >"$w/result"
+  for f in $files; do
+    cmp -s "$w/a/out/$f" "$w/b/out/$f" || echo "FAIL $s: $f differs between two runs" >>"$w/result"
+  done
+  [[ -s "$w/result" ]] || echo ok >"$w/result"
+  rm -rf "$w/a" "$w/b"  # (keep the disk use of two scenarios at a time)
+}
+export -f check_one
+
+list=$(cd "$SRC/scenarios" && find . -mindepth 2 -maxdepth 2 -name '*.json' | sed 's|^\./||; s|\.json$||' | sort)
+printf '%s\n' "$list" | xargs -P 2 -I{} bash -c 'check_one "$1"' _ {}
 fail=0
 count=0
-while IFS= read -r s; do
-  for run in a b; do
-    "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd,perfetto --quiet --outdir "$WORK/run/${s//\//_}" \
-      >"$WORK/$run.log" 2>&1
-    echo $? >"$WORK/$run.rc"
-    mkdir -p "$WORK/$run"
-    [[ -d "$WORK/run/${s//\//_}" ]] && mv "$WORK/run/${s//\//_}" "$WORK/$run/"
-  done
-  if ! cmp -s "$WORK/a.rc" "$WORK/b.rc"; then
-    echo "FAIL $s: exit status $(cat "$WORK/a.rc") then $(cat "$WORK/b.rc")"
+for r in "$WORK"/*/result; do
+  if [[ "$(cat "$r")" == ok ]]; then
+    count=$((count + 1))
+  else
+    cat "$r"
     fail=1
-    continue
   fi
-  d="${s//\//_}"
-  files=$(cd "$WORK/a/$d" 2>/dev/null && find . -type f ! -name host.json | sort)
-  [[ -n "$files" ]] || { echo "FAIL $s: no output"; fail=1; continue; }
-  for f in $files; do
-    cmp -s "$WORK/a/$d/$f" "$WORK/b/$d/$f" || { echo "FAIL $s: $f differs between two runs"; fail=1; }
-  done
-  count=$((count + 1))
-done < <(cd "$SRC/scenarios" && find . -mindepth 2 -maxdepth 2 -name '*.json' | sed 's|^\./||; s|\.json$||' | sort)
+done
+for s in $list; do
+  [[ -f "$WORK/${s//\//_}/result" ]] || { echo "FAIL $s: not checked"; fail=1; }
+done
+[[ $count -gt 0 ]] || { echo "FAIL no scenario checked"; fail=1; }
 [[ $fail -eq 0 ]] && echo "ok - $count scenarios gave byte-identical outputs in two runs"
 exit $fail
