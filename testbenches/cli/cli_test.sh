@@ -412,6 +412,17 @@ for name in ("bank0_busy", "crossbar_busy"):
     assert ones > 0 and zeros > 1, (name, ones, zeros)
 PY
 pass "--trace vcd shows the register files' banks and crossbar busy"
+flynn run "$SRC/scenarios/memory/stride1_8banks.json" --trace vcd --out tg_trace
+expect_rc 0
+python3 - tg_trace/waves.vcd <<'PY' || fail "the traffic generator's requests_in_flight does not rise and fall in waves.vcd"
+import re, sys
+t = open(sys.argv[1]).read()
+i = re.search(r"\$var wire 16 (\S+) requests_in_flight", t).group(1)
+body = t[t.index("$enddefinitions"):]
+vals = [int(v, 2) for v in re.findall(r"^b([01]+) " + re.escape(i) + r"$", body, re.M)]
+assert max(vals) > 1 and vals[-1] == 0, vals[:20]
+PY
+pass "--trace vcd shows the traffic generator's requests in flight"
 
 # --------------------------------------------------------------------------- sweeps and plots
 flynn sweep "$SRC/sweeps/vector_banks.json" --outdir sw --jobs 2

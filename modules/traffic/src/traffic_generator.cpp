@@ -336,6 +336,10 @@ void traffic_generator::complete(tlm::tlm_generic_payload& gp, const inflight& f
   }
   bytes_ += gp.get_data_length();
   latency_.sample(done - f.issued);
+  if (in_flight_sig_.enabled()) {
+    ++in_flight_[f.issued];
+    --in_flight_[done];
+  }
   first_issue_ = std::min(first_issue_, f.issued);
   last_done_ = std::max(last_done_, done);
 }
@@ -504,6 +508,16 @@ void traffic_generator::response(tlm::tlm_generic_payload& gp, inflight& f) {
 
 void traffic_generator::protocol_fault(const std::string& what) const {
   fault(target_name() + " broke the TLM-2.0 base protocol: " + what);
+}
+
+void traffic_generator::attach_trace(trace_sink& sink) { in_flight_sig_.attach(&sink, name(), "requests_in_flight", 16); }
+
+void traffic_generator::finish() {
+  std::int64_t level = 0;
+  for (const auto& [at, delta] : in_flight_) {
+    level += delta;
+    in_flight_sig_.set(to_time(at), static_cast<std::uint64_t>(level));
+  }
 }
 
 }  // namespace flynn

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -116,6 +117,8 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
   bool done() const { return done_; }
   std::uint64_t requests_done() const { return completed_.value(); }
   std::string pending_work() const override;
+  void attach_trace(trace_sink& sink) override;
+  void finish() override;  // writes the trace of requests in flight
 
  private:
   struct inflight {
@@ -161,6 +164,10 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
   std::uint64_t first_issue_ = UINT64_MAX, last_done_ = 0;
 
   stat_counter completed_, reads_, writes_, bytes_;
+  // Trace: +1 at each request's issue cycle, -1 at its completion; the level is written in
+  // time order at the end (requests complete out of issue order).
+  trace_signal in_flight_sig_;
+  std::map<std::uint64_t, std::int64_t> in_flight_;
   stat_histogram latency_;
 };
 
