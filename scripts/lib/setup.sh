@@ -7,13 +7,36 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 flynn_packages=(g++ cmake make pkg-config libsystemc-dev catch2 nlohmann-json3-dev
                 libboost-program-options-dev python3)
 
+# flynn_install_missing [--ask] [PACKAGE...]: installs those of the build's packages and the
+# given ones that are missing with apt-get (through sudo when not root), naming them first.
+# --ask: when stdin is a terminal, asks before installing (returns 1 on no). With
+# FLYNN_NO_INSTALL=1 it installs nothing: it names the missing packages and returns 1.
 flynn_install_missing() {
+  local ask=0 answer=""
+  if [ "${1:-}" = "--ask" ]; then
+    ask=1
+    shift
+  fi
   local missing=()
   for p in "${flynn_packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "flynn: installing ${missing[*]}" >&2
+  if [ "${FLYNN_NO_INSTALL:-0}" = 1 ]; then
+    echo "flynn: missing Debian packages: ${missing[*]}; not installing them (FLYNN_NO_INSTALL=1)" >&2
+    return 1
+  fi
+  if [ $ask -eq 1 ] && [ -t 0 ]; then
+    read -r -p "flynn: missing Debian packages: ${missing[*]}. Install them with apt-get now? [y/N] " answer || answer=""
+    case "$answer" in
+      [yY]*) ;;
+      *)
+        echo "flynn: not installed; install them with: apt-get install ${missing[*]}" >&2
+        return 1
+        ;;
+    esac
+  fi
+  echo "flynn: installing the missing Debian packages ${missing[*]} with apt-get" >&2
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq >&2

@@ -283,13 +283,17 @@ pass "an --outdir that is an existing file exits 2 and is left untouched"
 
 echo stale >out1/stale.txt
 flynn run "$SHOWCASE" --outdir out1 --quiet
+expect_rc 2
+stderr_has "found stale.txt not written by Flynn"
+[[ -f out1/stale.txt ]] || fail "rerunning into out1 removed a file Flynn did not write"
+rm out1/stale.txt
+flynn run "$SHOWCASE" --outdir out1 --quiet
 expect_rc 0
-[[ ! -e out1/stale.txt ]] || fail "rerunning into out1 kept a stale file (not replaced)"
 [[ -s out1/stats.json ]] || fail "rerunning into out1: stats.json missing"
 [[ ! -e out1/waves.vcd ]] || fail "rerunning into out1 without --trace kept the old waves.vcd"
 no_tmp_leftovers
 [[ -z "$(find "$WORK" -maxdepth 1 -name 'out1.*' -print)" ]] || fail "out1.* leftovers beside out1"
-pass "rerunning into a previous Flynn output folder replaces it"
+pass "rerunning into a previous Flynn output folder replaces it (and refuses while it holds a file Flynn did not write)"
 
 # --------------------------------------------------------------------------- simulation failures
 
@@ -310,6 +314,25 @@ stderr_has "cycle limit"
 [[ "$(json_eval limit/stats.json 'j["result"]')" == cycle_limit ]] ||
   fail "limit/stats.json: result is not cycle_limit"
 pass "--max-cycles 10 exits 1 mentioning the cycle limit"
+
+# --------------------------------------------------------------------------- float data
+
+SAXPY="$SRC/scenarios/simt/saxpy.json"
+flynn run "$SAXPY" --outdir saxpy
+expect_rc 0
+stdout_has "workload.expect[0]: 8 words as expected"
+pass "a SIMT kernel with the binary32 parameter 2.5 over float images meets its float expectation"
+
+flynn run "$SAXPY" --outdir mismatch_f32 --set 'workload.expect.0.floats=[3, 5.5, 8, 10.5, 12, 14.5, 17, 20.5]' --quiet
+expect_rc 1
+stderr_has "workload.expect[0]: element 7 (byte address 8220) is 19.5 (0x419c0000), expected 20.5 (0x41a40000)"
+[[ "$(json_eval mismatch_f32/stats.json 'j["result"]')" == mismatch ]] || fail "mismatch_f32/stats.json: result is not mismatch"
+pass "a failed float expectation prints both values as numbers with their bits (exit 1)"
+
+flynn run "$SAXPY" --outdir mismatch_int --set 'workload.expect=[{"address": 8192, "values": [3]}]' --quiet
+expect_rc 1
+stderr_has "workload.expect[0]: element 0 (byte address 8192) is 1077936128 (0x40400000), expected 3 (0x3)"
+pass "a failed integer expectation prints both values with their bits in hex (exit 1)"
 
 # --------------------------------------------------------------------------- LT vs AT
 
@@ -393,10 +416,41 @@ grep -q '^\[timestart\] [1-9]' cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtk
 grep -q '^\*-[0-9.]* [0-9]* [0-9]* [0-9]* -1' cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw has no markers A and B"
 [[ "$(grep -m1 -n 'top.gmma' cal_trace/waves.gmma.gtkw | cut -d: -f1)" -lt "$(grep -m1 -n 'top.sm\.' cal_trace/waves.gmma.gtkw | cut -d: -f1)" ]] ||
   fail "waves.gmma.gtkw does not show the GMMA unit first"
-for sig in "top.gmma.state" "top.gmma.b_column_group" "top.tc0.busy" "top.sm.mbar0_phase" "top.sm.mbar0_pending_bytes"; do
+for sig in "top.gmma.state" "top.gmma.mma_id" "top.gmma.b_column_group" "top.tc0.busy" "top.sm.mbar0_phase" "top.sm.mbar0_pending_bytes"; do
   grep -qF "$sig" cal_trace/waves.gmma.gtkw || fail "waves.gmma.gtkw lacks $sig"
 done
 pass "--trace vcd on the GMMA SM writes a view of one wgmma from start barrier to end signal"
+# Between the view's markers A and B the GMMA unit's signals follow that wgmma alone
+# (mma_id 1, although 16 are queued): state 1, 2, 3, 4 once each in order, 4 from marker B.
+python3 - cal_trace/waves.vcd cal_trace/waves.gmma.gtkw <<'PY' || fail "waves.gmma.gtkw: the GMMA unit's state does not follow one wgmma from marker A to B"
+import re, sys
+t = open(sys.argv[1]).read()
+a, b = map(int, re.search(r"^\*\S+ \d+ (\d+) (\d+) ", open(sys.argv[2]).read(), re.M).groups())
+scope = re.search(r"\$scope module gmma \$end(.*?)\$upscope", t, re.S).group(1)
+ids = dict((n, i) for i, n in re.findall(r"\$var wire \d+ (\S+) (\w+)", scope))
+changes = {"state": [], "mma_id": []}
+now = 0
+for line in t[t.index("$enddefinitions"):].splitlines():
+    if line.startswith("#"):
+        now = int(line[1:])
+    for name in changes:
+        if line.startswith("b") and line.split()[1] == ids[name]:
+            changes[name].append((now, int(line.split()[0][1:], 2)))
+def at(name, when):
+    return ([v for c, v in changes[name] if c <= when] or [0])[-1]
+states = [at("state", a)] + [v for c, v in changes["state"] if a < c <= b]
+assert at("state", a - 1) == 0 and states == [1, 2, 3, 4] and at("state", b) == 4, (a, b, states)
+assert at("mma_id", a) == 1 and not [c for c, v in changes["mma_id"] if a < c <= b], changes["mma_id"][:4]
+assert max(v for c, v in changes["mma_id"]) == 16 and at("state", b + 1000) != 4
+PY
+pass "the GMMA view's state steps once through start barrier, operand fetch, math and end between markers A and B"
+for view in waves.gtkw waves.gmma.gtkw; do
+  [[ "$(grep -B1 -x 'top.sm.active_mask\[31:0\]' "cal_trace/$view" | head -n 1)" == "@22" ]] ||
+    fail "cal_trace/$view: top.sm.active_mask is not shown in hex (@22)"
+  [[ "$(grep -B1 -x 'top.sm.active_lanes\[7:0\]' "cal_trace/$view" | head -n 1)" == "@24" ]] ||
+    fail "cal_trace/$view: top.sm.active_lanes is not shown in decimal (@24)"
+done
+pass "the GTKWave views show active_mask in hex and counts in decimal"
 # The sub-partition register files' banks and crossbar, busy while the MMAs' accumulators
 # cross them: each signal rises and falls.
 python3 - cal_trace/waves.vcd <<'PY' || fail "the register file's bank and crossbar signals do not toggle in waves.vcd"

@@ -17,6 +17,15 @@ check_one() {
   local s="$1" d="${1//\//_}"
   local w="$WORK/$d"
   mkdir -p "$w"
+  # A base platform ("abstract": true) validates and is not run.
+  if grep -q '"abstract": true' "$SRC/scenarios/$s.json"; then
+    if "$FLYNN" validate "$SRC/scenarios/$s.json" 2>&1 | grep -q "a base platform"; then
+      echo ok >"$w/result"
+    else
+      echo "FAIL $s: a base platform that does not validate as one" >"$w/result"
+    fi
+    return
+  fi
   for run in a b; do
     "$FLYNN" run "$SRC/scenarios/$s.json" --trace vcd,perfetto --quiet --outdir "$w/run/out" >"$w/$run.log" 2>&1
     echo $? >"$w/$run.rc"

@@ -24,7 +24,8 @@ sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 cp -r k ref
 same_as_previous() { diff -r --exclude=host.json ref k >/dev/null 2>&1; }
 complete_new() { [[ -f k/.flynn-output && -f k/trace.json && ! -e k/.flynn-partial ]] &&
-                 diff -r --exclude=host.json --exclude=trace.json --exclude=provenance.json ref k >/dev/null 2>&1; }
+                 diff -r --exclude=host.json --exclude=trace.json --exclude=provenance.json --exclude=.flynn-output \
+                   ref k >/dev/null 2>&1; }  # (the marker lists trace.json too)
 # env --default-signal: a background job of a script starts with SIGINT ignored.
 start() { env --default-signal=INT,TERM "$FLYNN" run "$SCENARIO" --outdir k --trace vcd,perfetto --quiet >/dev/null 2>&1 & pid=$!; }
 t0=$(date +%s%N)

@@ -292,7 +292,14 @@ TEST_CASE("unreadable (missing) file") {
   temp_folder t("missing-file");
   const std::string f = t.path("nothere.json");
   const std::string e = input_error_of([&] { flynn::load_scenario_doc(f); });
-  CHECK_THAT(e, Contains(f + ": cannot read file"));
+  CHECK_THAT(e, Contains(f + ": expected a scenario file (JSON), found nothing (no such file)"));
+}
+
+TEST_CASE("a directory as scenario") {
+  temp_folder t("dir-as-scenario");
+  const std::string d = t.path("");
+  const std::string e = input_error_of([&] { flynn::load_scenario_doc(d); });
+  CHECK_THAT(e, Contains("expected a scenario file (JSON), found a directory"));
 }
 
 TEST_CASE("extends of a missing file") {

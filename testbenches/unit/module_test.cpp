@@ -204,3 +204,37 @@ TEST_CASE("an LT-only initiator reports a backward call from a target as a fault
   CHECK_THROWS_WITH(ini.nb_transport_bw(gp, ph, d), Catch::Contains("makes blocking calls only"));
   ini.invalidate_direct_mem_ptr(0, 0xff);  // holds no DMI pointers: nothing to do
 }
+
+namespace {
+std::vector<std::string> debug_reports;
+void capture(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
+  if (std::string(r.get_msg_type()).rfind("flynn/debug/", 0) == 0) {
+    if (a & sc_core::SC_DISPLAY) debug_reports.push_back(std::string(r.get_msg_type()) + " | " + r.get_msg());
+    return;
+  }
+  sc_core::sc_report_handler::default_handler(r, a);
+}
+}  // namespace
+
+TEST_CASE("debug lines are sc_reports of type flynn/debug/FLAG, within the flags and the window set") {
+  clocked m("probe", [](clocked&) {});
+  sc_core::sc_report_handler::set_handler(capture);
+  debug_reports.clear();
+  m.debug(module::debug_exec, 5, "off");  // no flag set: nothing
+  m.set_debug(module::debug_exec | module::debug_tlm, 10, 20);
+  m.debug(module::debug_exec, 9, "before the window");
+  m.debug(module::debug_exec, 10, "first");
+  m.debug(module::debug_mem, 12, "a flag not set");
+  m.debug(module::debug_tlm, 19, "last");
+  m.debug(module::debug_tlm, 20, "after the window");
+  // An embedding platform keeps control: actions per message type.
+  sc_core::sc_report_handler::set_actions("flynn/debug/TLM", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  m.debug(module::debug_tlm, 15, "silenced");
+  sc_core::sc_report_handler::set_actions("flynn/debug/TLM", sc_core::SC_INFO, sc_core::SC_DISPLAY);
+  sc_core::sc_report_handler::set_handler(sc_core::sc_report_handler::default_handler);
+  REQUIRE(debug_reports.size() == 2);
+  CHECK(debug_reports[0] == "flynn/debug/Exec | 10: probe: Exec: first");
+  CHECK(debug_reports[1] == "flynn/debug/TLM | 19: probe: TLM: last");
+  CHECK_FALSE(m.debugging(module::debug_mem));
+  CHECK(module::debug_flags().size() == 7);
+}

@@ -2,7 +2,8 @@
 # and the view are loaded. Checks that
 #   - the dump file's facilities loaded (as many as FLYNN_EXPECT_FACS, the $var count),
 #   - every signal the view names is a facility of the dump file,
-#   - the view's signals are displayed, all of them and in the view's order,
+#   - the view's signals are displayed, all of them and in the view's order, each in the
+#     number format its flags give (hex, decimal, binary),
 #   - the view's groups are displayed, in order,
 #   - the view's start time and markers (when it sets them) took effect.
 # Environment: FLYNN_VIEW (the .gtkw file), FLYNN_EXPECT_FACS (optional).
@@ -11,7 +12,8 @@
 proc say {msg} { puts "flynn-check: $msg"; flush stdout }
 
 proc read_view {path} {
-  # Returns {signals groups timestart markers}; markers: {primary A B} or {} without a '*' line.
+  # Returns {signals groups timestart markers formats}; markers: {primary A B} or {} without
+  # a '*' line; formats: each signal's number format flags (hex 0x02, decimal 0x04, binary 0x08).
   set f [open $path r]
   set text [read $f]
   close $f
@@ -19,6 +21,7 @@ proc read_view {path} {
   set groups {}
   set timestart ""
   set markers {}
+  set formats {}
   set flags 0
   foreach line [split $text "\n"] {
     set line [string trimright $line "\r"]
@@ -35,9 +38,10 @@ proc read_view {path} {
       set markers [lrange $fields 1 3]
     } else {
       lappend signals $line
+      lappend formats [expr {$flags & 0x0e}]
     }
   }
-  return [list $signals $groups $timestart $markers]
+  return [list $signals $groups $timestart $markers $formats]
 }
 
 proc same_list {a b} {
@@ -49,7 +53,7 @@ proc same_list {a b} {
 proc check {} {
   set errors {}
   set view $::env(FLYNN_VIEW)
-  lassign [read_view $view] signals groups timestart markers
+  lassign [read_view $view] signals groups timestart markers formats
 
   # Facilities of the dump file.
   set nfacs [gtkwave::getNumFacs]
@@ -87,6 +91,19 @@ proc check {} {
     }
   }
   say "groups: $shown_groups"
+
+  # Number formats: those of the signals' traces (not the groups' begin and end) as the view sets them.
+  set shown_formats {}
+  for {set i 0} {$i < $ntraces} {incr i} {
+    set f [gtkwave::getTraceFlagsFromIndex $i]
+    if {!($f & 0x1800000)} { lappend shown_formats [expr {$f & 0x0e}] }
+  }
+  set hex 0
+  foreach f $formats { if {$f == 2} { incr hex } }
+  say "formats: $hex signals in hex"
+  if {![same_list $shown_formats $formats]} {
+    lappend errors "displayed number formats {$shown_formats} differ from the view's {$formats}"
+  }
   if {![same_list $shown_groups $groups]} { lappend errors "displayed groups {$shown_groups} differ from the view's {$groups}" }
   if {$ntraces != [llength $signals] + 2 * [llength $groups]} {
     lappend errors "$ntraces traces displayed, expected [llength $signals] signals + 2 x [llength $groups] group ends"

@@ -110,6 +110,10 @@ for s in "${scenarios[@]}"; do
     echo "skip $s: ${SKIP[$s]}"
     continue
   fi
+  if grep -q '"abstract": true' "$SRC/scenarios/$s.json"; then
+    echo "skip $s: a base platform (\"abstract\": true), not run"
+    continue
+  fi
   out="out/$s"
   mkdir -p "$(dirname "$out")"
   read -r -a extra <<<"${EXTRA[$s]:-}"

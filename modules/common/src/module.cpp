@@ -30,6 +30,45 @@ void module::log(int verbosity, const std::string& msg) const {
                                      sc_core::SC_NONE, __FILE__, __LINE__);
 }
 
+const std::vector<module::debug_flag_info>& module::debug_flags() {
+  static const std::vector<debug_flag_info> f = {
+      {debug_exec, "Exec", "instructions issued: warp, PC, active mask, the instruction with its operands"},
+      {debug_mem, "Mem", "memory accesses: a memory's requests (address, size, lanes, wavefronts, latency), a "
+                         "load/store unit's warp accesses and their transactions"},
+      {debug_tlm, "TLM", "blocking TLM transactions a module sends: socket, command, address, size, lanes, "
+                         "response, issue and response cycles"},
+      {debug_sched, "Sched", "scheduling: blocks launched and finished, warps finished, cycles without an issue "
+                             "and their cause"},
+      {debug_gmma, "GMMA", "wgmma phases (start barrier, operands, math, write-back) and mma.sync"},
+      {debug_tma, "TMA", "bulk tensor copies: issue, rows, completion"},
+      {debug_barrier, "Barrier", "bar.sync arrivals and releases, mbarrier operations"},
+  };
+  return f;
+}
+
+void module::debug(unsigned flag, std::uint64_t cycle, const std::string& what) const {
+  if (!debugging(flag) || cycle < debug_from_ || cycle >= debug_to_) return;
+  const char* flag_name = "?";
+  for (const auto& f : debug_flags())
+    if (f.flag == flag) flag_name = f.name;
+  const std::string type = std::string("flynn/debug/") + flag_name;
+  const std::string msg = std::to_string(cycle) + ": " + name() + ": " + flag_name + ": " + what;
+  sc_core::sc_report_handler::report(sc_core::SC_INFO, type.c_str(), msg.c_str(), sc_core::SC_NONE, __FILE__,
+                                     __LINE__);
+}
+
+void module::debug_transport_done(const char* socket, const tlm::tlm_generic_payload& gp, std::uint64_t at,
+                                  const transport_result& r) const {
+  std::ostringstream o;
+  o << socket << " " << (gp.is_read() ? "read" : gp.is_write() ? "write" : "ignore") << " 0x" << std::hex
+    << gp.get_address() << std::dec << " " << gp.get_data_length() << " B";
+  if (const auto* lx = gp.get_extension<lanes_extension>())
+    o << " lanes " << lx->lanes << " x " << lx->lane_bytes << " B mask 0x" << std::hex << lx->active_mask << std::dec;
+  o << ": " << (r.ok() ? "ok" : r.response_string()) << ", issued " << at << ", done " << r.done << " (latency "
+    << (r.done >= at ? r.done - at : 0) << ")";
+  debug(debug_tlm, at, o.str());
+}
+
 std::size_t module::open_transport(const char* socket, const tlm::tlm_generic_payload& gp,
                                   const sc_core::sc_time& delay) {
   const std::size_t id = next_transport_id_++;

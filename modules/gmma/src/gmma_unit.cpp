@@ -199,8 +199,6 @@ std::string gmma_unit::issue(const wgmma_request& r, std::uint64_t t, std::uint6
   g.arrived[r.warp_in_group] = t;
   ++g.count;
   ++hw_instructions_;
-  if (g.count == 1) state_.set(to_time(t), 1);
-  arrived_sig_.set(to_time(t), g.count);
   if (g.count < p_.warps || it != q.begin()) return {};
   // Complete groups go to the worker in arrival order; it moves their data at the cycles
   // the state machine says (operand reads sample shared memory then, not now).
@@ -380,7 +378,6 @@ std::string gmma_unit::run(gathering& g) {
     t = std::max(t, math_starts_[math_starts_.size() - (p_.operand_buffers - 1)]);
   else if (p_.operand_buffers == 1 && last_end_ > 0)
     t = std::max(t, last_end_);
-  state_.set(to_time(start), 2);
 
   // 2. A slices: warp w's rows 16w .. 16w+15, row-major, 32 bytes (K elements) a row.
   std::vector<std::vector<unsigned char>> a(warps, std::vector<unsigned char>(wgmma_warp_rows * wgmma_row_bytes));
@@ -425,7 +422,7 @@ std::string gmma_unit::run(gathering& g) {
   std::vector<std::uint64_t> b_ready(groups);
   std::uint64_t math_start = UINT64_MAX, end = 0;
   std::vector<float> tile;
-  std::vector<std::uint64_t> part_done(warps, 0);
+  std::vector<std::uint64_t> part_done(warps, 0), group_start(groups, 0);
   std::vector<std::uint64_t> addrs;
   std::vector<unsigned char> data;
   for (unsigned q = 0; q < groups; ++q) {
@@ -482,7 +479,7 @@ std::string gmma_unit::run(gathering& g) {
       x.b = b[q].data();
       x.d = tile.data();
       math_start = std::min(math_start, ready);
-      if (w == 0) group_sig_.set(to_time(ready), q);
+      if (w == 0) group_start[q] = ready;
       const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
       ++tc_blocks_;
       if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
@@ -508,13 +505,12 @@ std::string gmma_unit::run(gathering& g) {
     completion_[g.ids[w]] = static_cast<std::int64_t>(part_done[w]);  // the part's barrier
     end = std::max(end, part_done[w]);
   }
-  std::vector<std::uint64_t> sorted = part_done;
-  std::sort(sorted.begin(), sorted.end());
-  for (unsigned k = 0; k < warps; ++k) parts_done_.set(to_time(sorted[k]), k + 1);
-  parts_done_.set(to_time(end + 1), 0);
-  state_.set(to_time(math_start), 3);
-  state_.set(to_time(end), 4);  // the end signal
-  state_.set(to_time(end + 1), 0);
+  trace_phases(wgmmas_.value(), {first, start, math_start, end}, g.arrived, group_start, part_done);
+  if (debugging(debug_gmma))
+    debug(debug_gmma, first,
+          "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) + ": warps arrived " +
+              std::to_string(first) + " .. " + std::to_string(last) + ", operands from " + std::to_string(t) +
+              ", math from " + std::to_string(math_start) + ", end " + std::to_string(end));
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) +
                               ": warps arrived " + std::to_string(first) + " .. " + std::to_string(last) +
@@ -543,9 +539,52 @@ std::string gmma_unit::run(gathering& g) {
   return {};
 }
 
+// The unit's signals follow one MMA at a time, the oldest in flight: MMA `id` from its first
+// warp's arrival, or from the cycle after the previous MMA's end signal if that is later, to
+// its own end signal; then idle (all 0) unless the next MMA follows on. The worker runs MMAs
+// in order, so each is traced once its cycles are known; one that ends no later than the MMA
+// before it is not shown. `at`: first warp arrived, operand fetch, math, end signal;
+// `arrived`, `parts`: the warps' arrivals and their parts' completions; `groups`: when
+// sub-partition 0 starts each B column group.
+void gmma_unit::trace_phases(std::uint64_t id, const std::array<std::uint64_t, 4>& at,
+                             std::vector<std::uint64_t> arrived, const std::vector<std::uint64_t>& groups,
+                             std::vector<std::uint64_t> parts) {
+  if (!state_.enabled()) return;
+  const std::uint64_t from = std::max(at[0], shown_until_), end = at[3];
+  if (from > end) return;
+  shown_until_ = end + 1;
+  using changes = std::vector<std::pair<std::uint64_t, std::uint64_t>>;  // (cycle, value), in time order
+  // A signal steps through its changes; those up to `from` show as the value at it, and of
+  // changes at one cycle the last counts.
+  const auto steps = [&](trace_signal& sig, const changes& c) {
+    std::uint64_t v = 0;
+    for (const auto& [cycle, value] : c)
+      if (cycle <= from) v = value;
+    sig.set(to_time(from), v);
+    for (std::size_t k = 0; k < c.size(); ++k)
+      if (c[k].first > from && (k + 1 == c.size() || c[k + 1].first != c[k].first)) sig.set(to_time(c[k].first), c[k].second);
+  };
+  const auto counted = [](std::vector<std::uint64_t> cycles) {  // how many of `cycles` have passed
+    std::sort(cycles.begin(), cycles.end());
+    changes c;
+    for (std::size_t k = 0; k < cycles.size(); ++k) c.emplace_back(cycles[k], k + 1);
+    return c;
+  };
+  mma_id_.set(to_time(from), id);
+  steps(state_, {{at[0], 1}, {at[1], 2}, {at[2], 3}, {at[3], 4}});
+  steps(arrived_sig_, counted(std::move(arrived)));
+  changes g;
+  for (std::size_t q = 0; q < groups.size(); ++q) g.emplace_back(groups[q], q);
+  std::stable_sort(g.begin(), g.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  steps(group_sig_, g);
+  steps(parts_done_, counted(std::move(parts)));
+  for (trace_signal* sig : {&state_, &mma_id_, &arrived_sig_, &group_sig_, &parts_done_}) sig->set(to_time(end + 1), 0);
+}
+
 void gmma_unit::attach_trace(trace_sink& sink) {
   if (sink.wants_timeline()) timeline_ = &sink;
   state_.attach(&sink, name(), "state", 3);
+  mma_id_.attach(&sink, name(), "mma_id", 32);
   arrived_sig_.attach(&sink, name(), "start_barrier_arrived", 4);
   group_sig_.attach(&sink, name(), "b_column_group", 8);
   parts_done_.attach(&sink, name(), "parts_done", 4);

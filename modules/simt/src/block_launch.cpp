@@ -106,6 +106,8 @@ void simt_core::launch_blocks(std::uint64_t t) {
     if (log_enabled(sc_core::SC_HIGH))
       log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
                                 std::to_string(t));
+    if (debugging(debug_sched))
+      debug(debug_sched, t, "block " + std::to_string(bs.id) + " launched in block slot " + std::to_string(b));
     if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
       std::vector<unsigned char> zero(launch_.shared_bytes, 0);
       debug_transport(shared, tlm::TLM_WRITE_COMMAND, bs.shared_base, zero.data(), static_cast<unsigned>(zero.size()));

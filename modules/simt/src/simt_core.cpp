@@ -223,6 +223,10 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   w.why = warp::wait::barrier;
   ++bs.arrived;
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 3);
+  if (debugging(debug_barrier))
+    debug(debug_barrier, t,
+          "bar.sync: warp " + std::to_string(w.slot) + " of block " + std::to_string(bs.id) + " arrives (" +
+              std::to_string(bs.arrived) + " of " + std::to_string(bs.warps_left) + " warps)");
   if (bs.arrived < bs.warps_left) return;
   if (bs.exited_threads > 0) {
     fault_ = simt::barrier_deadlock(kernel_, blocks_, warps_);
@@ -230,6 +234,9 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   }
   bs.arrived = 0;
   const std::uint64_t release = t + p_.lat_branch;
+  if (debugging(debug_barrier))
+    debug(debug_barrier, t,
+          "bar.sync: block " + std::to_string(bs.id) + " released, its warps ready at cycle " + std::to_string(release));
   for (int s : bs.warps) {
     warp& x = *warps_[static_cast<std::size_t>(s)];
     if (!x.live) continue;
@@ -344,6 +351,14 @@ void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
       timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + dispatch));
       w->issue_end = t + dispatch;
     }
+  if (debugging(debug_exec))
+    for (warp* w : group) {
+      const auto& in = kernel_.code[w->stack.back().pc];
+      debug(debug_exec, t,
+            "warp " + std::to_string(w->slot) + " (block " + std::to_string(blocks_[w->block].id) + ") pc " +
+                std::to_string(w->stack.back().pc) + " mask " + hex(w->stack.back().mask & ~w->exited) + " " +
+                (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text));
+    }
   for (warp* w : group) execute(*w, p_.operand_banks ? collect_operands(*w, t) : t, occupancy);
   executing_ = nullptr;
   sub.dispatch_free = t + dispatch;
@@ -440,6 +455,12 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     case op::tma_store: case op::tma_wait: case op::wgmma: case op::wgmma_commit: case op::wgmma_wait: {
       const simt::async_context cx{launch_, p_.warp_size, p_.lat_lsu, tma_unit(), gmma_unit()};
       const auto err = simt::execute_async(w, blocks_[w.block], in, mask, t, cx, *async_n_, mbar_tracer_.get());
+      if (debugging(debug_barrier) && (in.code == op::mbar_init || in.code == op::mbar_arrive ||
+                                       in.code == op::mbar_arrive_tx || in.code == op::mbar_wait))
+        debug(debug_barrier, t,
+              std::string(simt::mnemonic(in.code)) + ": warp " + std::to_string(w.slot) + " of block " +
+                  std::to_string(blocks_[w.block].id) + " lanes " + hex(mask) +
+                  (in.code == op::mbar_wait ? ": the phase it waits for has completed" : ""));
       if (err) set_fault(w, err->lane, err->what);
       done = (err ? t : t + p_.lat_alu) + occupancy;
       if (in.code == op::tma_load) w.tma_issued_at = static_cast<std::int64_t>(t);
@@ -800,6 +821,10 @@ void simt_core::run() {
     return;
   }
   done_ = true;
+  if (debugging(debug_sched))
+    debug(debug_sched, end_,
+          std::to_string(launch_.grid) + " blocks finished, " + std::to_string(warp_instr_.value()) +
+              " warp instructions");
   log(sc_core::SC_HIGH, std::to_string(launch_.grid) + " blocks finished at cycle " + std::to_string(end_) + ", " +
                               std::to_string(warp_instr_.value()) + " warp instructions");
 }
@@ -810,7 +835,7 @@ void simt_core::attach_trace(trace_sink& sink) {
     const std::string prefix = k ? "sp" + std::to_string(k) + "_" : "";
     sp_[k].issue_warp.attach(&sink, name(), prefix + "issue_warp", 8);
     sp_[k].issue_pc.attach(&sink, name(), prefix + "issue_pc", 16);
-    sp_[k].active_mask.attach(&sink, name(), prefix + "active_mask", 32);
+    sp_[k].active_mask.attach(&sink, name(), prefix + "active_mask", 32, trace_format::hex);
     sp_[k].active_lanes.attach(&sink, name(), prefix + "active_lanes", 8);
   }
   lsu_transactions_.attach(&sink, name(), "lsu_transactions", 8);

@@ -132,6 +132,11 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   next_issue_ = t;
   loads_[copies_.value()] = {first_row, rows, start};
   to_read_ev_.notify(sc_core::SC_ZERO_TIME);
+  if (debugging(debug_tma))
+    debug(debug_tma, start,
+          "load " + std::to_string(copies_.value()) + ": " + std::to_string(rows) + " rows of " + std::to_string(row) +
+              " B from global " + hex(d.global_base) + " to shared " + hex(smem_addr) + ", first row at cycle " +
+              std::to_string(first_row));
   if (log_enabled(sc_core::SC_HIGH))
     log(sc_core::SC_HIGH, "load of " + std::to_string(rows * row) + " bytes to shared " + hex(smem_addr) + ": rows from cycle " +
                               std::to_string(first_row));

@@ -189,6 +189,9 @@ bool scalar_unit::step(std::uint64_t& pc) {
     }
     const std::uint64_t issued = from_vpu(res.issued);
     issue_slot_ = issued + 1;
+    if (debugging(debug_exec))
+      debug(debug_exec, issued,
+            "pc " + std::to_string(pc) + " (line " + std::to_string(in.line) + ") " + in.text + ": to the vector unit");
     if (res.writes_scalar) {
       r_[in.rd] = res.scalar_value;
       ready_[in.rd] = from_vpu(res.scalar_ready);
@@ -235,6 +238,10 @@ bool scalar_unit::step(std::uint64_t& pc) {
     } else {
       done = exec_alu(in, t);
     }
+    if (debugging(debug_exec))
+      debug(debug_exec, t,
+            "pc " + std::to_string(pc) + " (line " + std::to_string(in.line) + ") " + in.text + ": done at cycle " +
+                std::to_string(done));
     prev_mem_ = is_mem;
     if (!is_mem) prev_load_dst_ = -1;
     if (in.code == op::ld) ready_[in.rd] = done;  // a later overlapped access waits for it

@@ -1,9 +1,11 @@
 #include "flynn/platform/memory_image.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
 #include "flynn/common/bits.h"
+#include "flynn/common/format.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/run_result.h"
@@ -16,6 +18,24 @@ namespace flynn {
 namespace {
 std::uint64_t float_bits(double d, unsigned elem_bytes) {
   return elem_bytes == 4 ? float_to_bits(static_cast<float>(d)) : double_to_bits(d);
+}
+
+// An element as its image's kind reads it, then its bits: "23.5 (0x41bc0000)", "7 (0x7)".
+// A float is written with the fewest digits that read back as the same value (at most 9
+// for binary32, 17 for binary64).
+std::string element_text(std::uint64_t x, memory_image::kind k) {
+  char b[40];
+  if (k == memory_image::kind::integer) {
+    std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(x));
+  } else {
+    const bool single = k == memory_image::kind::binary32;
+    const double d = single ? double(bits_to_float(static_cast<std::uint32_t>(x))) : bits_to_double(x);
+    for (int digits = 6; digits <= (single ? 9 : 17); ++digits) {
+      std::snprintf(b, sizeof b, "%.*g", digits, d);
+      if (single ? std::strtof(b, nullptr) == float(d) : std::strtod(b, nullptr) == d) break;
+    }
+  }
+  return std::string(b) + " (" + hex(x) + ")";
 }
 }  // namespace
 
@@ -62,6 +82,7 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
   const std::uint64_t mask = elem_bytes == 8 ? ~0ull : (1ull << (8 * elem_bytes)) - 1;
   auto& w = img.elements;
   const char* floats = e.contains("floats") ? "floats" : e.contains("doubles") ? "doubles" : nullptr;
+  const memory_image::kind float_kind = elem_bytes == 4 ? memory_image::kind::binary32 : memory_image::kind::binary64;
   if (e.contains("values")) {
     if (!e["values"].is_array()) fail(path + ".values", "an array of integers", json_kind(e["values"]));
     for (std::size_t i = 0; i < e["values"].size(); ++i) {
@@ -70,9 +91,11 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
       w.push_back((v.is_number_unsigned() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<std::int64_t>())) & mask);
     }
   } else if (floats) {
-    if (elem_bytes == 4 && std::string(floats) == "doubles")
-      fail(path + ".doubles", "\"floats\" (elements here are 4-byte binary32)", "\"doubles\"");
+    if (elem_bytes != 8 && std::string(floats) == "doubles")
+      fail(path + ".doubles", "8-byte elements for \"doubles\" (binary64; \"floats\" gives binary32 here)",
+           std::to_string(elem_bytes) + "-byte elements");
     if (!e[floats].is_array()) fail(path + "." + floats, "an array of numbers", json_kind(e[floats]));
+    img.type = float_kind;
     for (std::size_t i = 0; i < e[floats].size(); ++i) {
       const json& v = e[floats][i];
       if (!v.is_number()) fail(index_path(path + "." + floats, i), "a number", json_kind(v));
@@ -95,7 +118,12 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     for (std::uint64_t i = 0; i < n; ++i)
       w.push_back((static_cast<std::uint64_t>(lo) + (span ? rng() % span : rng())) & mask);
   } else if (init && (e.contains("random_floats") || e.contains("random_doubles"))) {
+    if (elem_bytes != 8 && !e.contains("random_floats"))
+      fail(path + ".random_doubles",
+           "8-byte elements for \"random_doubles\" (binary64; \"random_floats\" gives binary32 here)",
+           std::to_string(elem_bytes) + "-byte elements");
     const std::uint64_t n = count(e.contains("random_floats") ? "random_floats" : "random_doubles");
+    img.type = float_kind;
     std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
     for (std::uint64_t i = 0; i < n; ++i) w.push_back(float_bits(double(rng() >> 11) / double(1ull << 53), elem_bytes));
   } else if (init && (e.contains("random_bf16") || e.contains("random_f16"))) {
@@ -134,9 +162,9 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     }
   } else {
     fail(path,
-         init ? "one of values, floats, iota, fill, random, random_floats, random_bf16, random_f16, random_e4m3, "
-                "random_e5m2"
-              : "one of values, floats, iota, fill",
+         init ? "one of values, floats, doubles, iota, fill, random, random_floats, random_doubles, random_bf16, "
+                "random_f16, random_e4m3, random_e5m2"
+              : "one of values, floats, doubles, iota, fill",
          "none of them");
   }
   return img;
@@ -168,8 +196,8 @@ std::string compare_memory(const banked_memory& mem, const std::vector<unsigned 
     std::uint64_t x = 0, y = 0;
     std::memcpy(&x, &golden[a], n);
     std::memcpy(&y, &actual[a], n);
-    return "word at byte address " + std::to_string(a) + " is " + std::to_string(y) + ", the golden interpreter has " +
-           std::to_string(x);
+    return "word at byte address " + std::to_string(a) + " is " + element_text(y, memory_image::kind::integer) +
+           ", the golden interpreter has " + element_text(x, memory_image::kind::integer);
   }
   return {};
 }
@@ -200,7 +228,7 @@ std::string compare_image(const banked_memory& mem, const memory_image& img, uns
     mem.peek(img.address + elem_bytes * i, reinterpret_cast<unsigned char*>(&y), elem_bytes);
     if (y != img.elements[i])
       return "element " + std::to_string(i) + " (byte address " + std::to_string(img.address + elem_bytes * i) +
-             ") is " + std::to_string(y) + ", expected " + std::to_string(img.elements[i]);
+             ") is " + element_text(y, img.type) + ", expected " + element_text(img.elements[i], img.type);
   }
   return {};
 }

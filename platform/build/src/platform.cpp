@@ -23,6 +23,16 @@ using nlohmann::json;
 
 namespace flynn {
 
+std::string run_result::sim_time_ns_text() const {
+  std::string t = std::to_string(sim_time_ps / 1000);
+  if (const std::uint64_t f = sim_time_ps % 1000) {
+    std::string frac = std::to_string(1000 + f).substr(1);
+    while (frac.back() == '0') frac.pop_back();
+    t += "." + frac;
+  }
+  return t;
+}
+
 const char* to_string(run_result::status s) {
   switch (s) {
     case run_result::status::ok: return "ok";
@@ -120,7 +130,18 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
   if (spec_.workload) {
     workload_ = load_workload(*this, sd, *spec_.workload);
     resolved_["workload"] = *spec_.workload;
+  } else if (!spec_.abstract) {
+    // A programmable module without a program would run as "ok, 0 cycles".
+    std::string idle;
+    for (auto* m : modules_)
+      if (m->programmable()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
+    if (!idle.empty())
+      throw input_error(sd.file, "workload",
+                        "a workload for the programmable module" + std::string(idle.find(',') == std::string::npos ? " " : "s ") +
+                            idle + " (or \"abstract\": true for a base platform that other scenarios extend)",
+                        "none");
   }
+  if (spec_.abstract) resolved_["abstract"] = true;
 }
 
 platform::~platform() = default;
@@ -280,7 +301,8 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   r.cycles = module::to_cycles_ceil(now, clock);
-  r.sim_time_ns = now.to_seconds() * 1e9;
+  r.sim_time_ps = now.value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+  r.sim_time_ns = double(r.sim_time_ps) / 1000.0;
   for (auto* m : modules_) m->finish();
   if (r.failed()) {
     r.message += " (at cycle " + std::to_string(r.cycles) + ")";

@@ -204,7 +204,9 @@ void ptx_workload::set_params(const json& spec) {
       } else if (p.type == ptx::dtype::f64) {
         x = double_to_bits(v.get<double>());
       } else {
-        if (!v.is_number_integer()) fail(path, "an integer for ." + t, json_kind(v));
+        if (!v.is_number_integer())
+          fail(path, "an integer for ." + t + " parameter " + p.name + " (only .f32 and .f64 parameters take non-integers)",
+               json_kind(v));
         const unsigned bits = 8 * p.bytes;
         const bool neg = v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
         if (neg && !ptx::is_signed(p.type) && p.type != ptx::dtype::b32 && p.type != ptx::dtype::b64)

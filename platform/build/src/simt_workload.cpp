@@ -1,8 +1,10 @@
 // The SIMT core's workload: a kernel, its launch, global-memory images, and the check
 // against the golden thread-by-thread interpreter.
+#include <cmath>
 #include <filesystem>
 
 #include "flynn/memory/banked_memory.h"
+#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
@@ -124,11 +126,20 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
   }
   if (spec.contains("params")) {
     const json& ps = spec["params"];
-    if (!ps.is_array()) fail("workload.params", "an array of 32-bit integers", json_kind(ps));
+    if (!ps.is_array()) fail("workload.params", "an array of 32-bit integers and binary32 numbers", json_kind(ps));
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      if (!ps[i].is_number_integer() || ps[i].get<std::int64_t>() < INT32_MIN || ps[i].get<std::int64_t>() > UINT32_MAX)
-        fail(index_path("workload.params", i), "a 32-bit integer", json_kind(ps[i]));
-      launch_.params.push_back(static_cast<std::uint32_t>(ps[i].get<std::int64_t>()));
+      const json& v = ps[i];
+      if (v.is_number_float()) {  // written with a '.' or an exponent: a binary32 bit pattern
+        const float f = static_cast<float>(v.get<double>());
+        if (std::isinf(f) || (f == 0.0f && v.get<double>() != 0.0))
+          fail(index_path("workload.params", i), "a number in binary32's range (rounding to neither infinity nor zero)",
+               json_kind(v));
+        launch_.params.push_back(float_to_bits(f));
+        continue;
+      }
+      if (!v.is_number_integer() || v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > UINT32_MAX)
+        fail(index_path("workload.params", i), "a 32-bit integer or a binary32 number", json_kind(v));
+      launch_.params.push_back(static_cast<std::uint32_t>(v.get<std::int64_t>()));
     }
   }
   if (spec.contains("tensor_maps")) {

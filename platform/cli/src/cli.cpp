@@ -3,9 +3,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstring>
+#include <strings.h>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -14,11 +19,13 @@
 
 #include "flynn/platform/errors.h"
 #include "flynn/platform/json_params.h"
+#include "flynn/platform/module_info.h"
 #include "flynn/platform/output.h"
 #include "flynn/platform/perfetto_writer.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/stats_writer.h"
 #include "flynn/platform/sweep.h"
+#include "flynn/platform/trace_filter.h"
 #include "flynn/platform/vcd_writer.h"
 
 namespace po = boost::program_options;
@@ -32,48 +39,116 @@ namespace flynn {
 
 namespace {
 
+#ifndef FLYNN_DEFAULT_SCENARIO
+#define FLYNN_DEFAULT_SCENARIO "scenarios/memory/showcase.json"
+#endif
+
 const char* usage =
     "Flynn " FLYNN_VERSION " - SystemC/TLM-2.0 models of SIMD, vector and GPU hardware\n"
     "\n"
     "usage:\n"
-    "  flynn run [SCENARIO] [--outdir DIR] [--set PATH=VALUE]... [--trace vcd|perfetto|vcd,perfetto]\n"
-    "            [--max-cycles N] [--check-protocol] [--log-level [INSTANCE=]LEVEL]... [--quiet]\n"
+    "  flynn run [SCENARIO] [options]      simulate a scenario\n"
     "  flynn validate SCENARIO [--set PATH=VALUE]...\n"
-    "  flynn list [--markdown]\n"
-    "  flynn sweep SWEEP.json [--outdir DIR] [--jobs N] [--slurm [--sbatch OPTIONS]] [--collect]\n"
+    "                                      check a scenario without simulating\n"
+    "  flynn list [TYPE] [--markdown | --json]\n"
+    "                                      module types: parameters, sockets, statistics,\n"
+    "                                      trace signals\n"
+    "  flynn sweep SWEEP.json [options]    run a scenario at every point of parameter axes\n"
     "  flynn --help | --version\n"
-    "\n"
-    "run       simulate a scenario; results go to out/<scenario name>/ (or --outdir):\n"
-    "          config.resolved.json (runs again as it is), stats.json, stats.txt,\n"
-    "          host.json, provenance.json (version, command line, input file hashes),\n"
-    "          inputs/ (copies of workload files), with --trace vcd also waves.vcd and\n"
-    "          waves.gtkw, with --trace perfetto trace.json (a timeline\n"
-    "          for ui.perfetto.dev: warp instructions, GMMA phases, TMA copies, memory\n"
-    "          transactions, signals as counters)\n"
-    "          --check-protocol puts a TLM-2.0 base-protocol checker on every TLM link;\n"
-    "          a violation fails the run\n"
-    "          --log-level LEVEL sets how much the modules log (none, low, medium, high,\n"
-    "          full, debug; default: low); INSTANCE=LEVEL sets it for one module\n"
-    "          (top.sm=debug). Runs longer than a few seconds show progress on stderr\n"
-    "          when it is a terminal\n"
-    "validate  check a scenario (parameters, bindings) without simulating\n"
-    "list      every module type with its parameters (name, default, unit, description)\n"
-    "sweep     run a base scenario at every point of parameter axes (one folder per point,\n"
-    "          out/sweep-<name>/points/), locally on all cores or as a Slurm job array\n"
-    "          (--slurm; then --collect), and write results.csv and results.json; a\n"
-    "          finished point is kept when the sweep runs again unless its configuration\n"
-    "          or an input file it reads has changed since\n"
-    "\n"
-    "--set PATH=VALUE overrides a scenario value by its dotted path, for example\n"
-    "  --set modules.mem.banks=8 --set modules.gen.streams.0.stride=16\n"
-    "VALUE is read as JSON when it parses (8, true, \"x\", [1,2]), else as a string.\n"
+    "  flynn COMMAND --help                the options of one command\n"
     "\n"
     "exit status: 0 success, 1 simulation failure (fault, deadlock, cycle limit, functional\n"
     "mismatch), 2 bad input (scenario, parameters, command line).\n";
 
-#ifndef FLYNN_DEFAULT_SCENARIO
-#define FLYNN_DEFAULT_SCENARIO "scenarios/memory/showcase.json"
-#endif
+const char* run_usage =
+    "usage: flynn run [SCENARIO] [options]\n"
+    "\n"
+    "Simulates SCENARIO (default " FLYNN_DEFAULT_SCENARIO ") and checks its functional\n"
+    "result against the golden model. Results go to OUT_ROOT/<scenario name>/ (or --outdir):\n"
+    "config.resolved.json (runs again as it is), stats.json, stats.txt, host.json,\n"
+    "provenance.json (version, command line, input file hashes), inputs/ (copies of workload\n"
+    "files), and the traces asked for.\n"
+    "\n"
+    "options:\n"
+    "  --outdir DIR, --out DIR the results folder (a new folder, or one Flynn wrote before:\n"
+    "                          a rerun replaces what it wrote and refuses when the folder\n"
+    "                          holds files it did not write)\n"
+    "  --out-root DIR          the folder that holds results folders (default: $FLYNN_OUT,\n"
+    "                          else out/ in the current folder)\n"
+    "  --set PATH=VALUE        override a scenario value by its dotted path, for example\n"
+    "                          --set modules.mem.banks=8 --set modules.gen.streams.0.stride=16;\n"
+    "                          VALUE is read as JSON when it parses (8, true, \"x\", [1,2]),\n"
+    "                          else as a string\n"
+    "  --trace FORMATS         vcd, perfetto or vcd,perfetto: waves.vcd with waves.gtkw and\n"
+    "                          views (GTKWave), trace.json (a timeline for ui.perfetto.dev:\n"
+    "                          warp instructions, GMMA phases, TMA copies, memory\n"
+    "                          transactions, signals as counters)\n"
+    "  --trace-window START:END\n"
+    "                          trace cycles START (inclusive) to END (exclusive) only;\n"
+    "                          signals start with the values they had at START; either\n"
+    "                          side may be left out (1000: , :5000)\n"
+    "  --trace-modules PATTERN trace only modules whose name (top.sm) or instance name (sm)\n"
+    "                          matches a glob of the comma-separated PATTERN (sm,rf*)\n"
+    "  --max-cycles N          stop after N cycles (a cycle-limit failure); default: the\n"
+    "                          scenario's max_cycles\n"
+    "  --check-protocol        a TLM-2.0 base-protocol checker on every TLM link; a violation\n"
+    "                          fails the run\n"
+    "  --log-level [INSTANCE=]LEVEL\n"
+    "                          how much the modules log: none, low, medium, high, full,\n"
+    "                          debug (default low); INSTANCE=LEVEL for one module (top.sm)\n"
+    "  --debug FLAGS           a line on stdout for each event of the comma-separated flags\n"
+    "                          (cycle, instance, flag, what happened): Exec, Mem, TLM, Sched,\n"
+    "                          GMMA, TMA, Barrier, or All (flynn run --debug help lists them)\n"
+    "  --debug-window START:END  only cycles START (inclusive) to END (exclusive)\n"
+    "  --debug-modules PATTERN only modules whose name or instance name matches a glob of\n"
+    "                          the comma-separated PATTERN\n"
+    "  --quiet, -q             print nothing but errors\n"
+    "  --help, -h              this text\n"
+    "\n"
+    "Runs longer than a few seconds show progress on stderr when it is a terminal.\n";
+
+const char* validate_usage =
+    "usage: flynn validate SCENARIO [--set PATH=VALUE]...\n"
+    "\n"
+    "Checks a scenario (JSON, parameters, bindings, workload) without simulating: prints\n"
+    "\"valid\" with the module and binding counts, or the first error with its file and JSON\n"
+    "path (exit status 2).\n"
+    "\n"
+    "options:\n"
+    "  --set PATH=VALUE        override a scenario value by its dotted path (as for run)\n"
+    "  --help, -h              this text\n";
+
+const char* list_usage =
+    "usage: flynn list [TYPE] [--markdown | --json]\n"
+    "\n"
+    "Every module type, or TYPE alone, with its parameters (name, type, default, unit,\n"
+    "description), sockets and links (name, direction, protocol, lanes), statistics (name,\n"
+    "kind, unit, description) and trace signals (name, bits). Sockets, statistics and signals\n"
+    "are those of an instance with default parameters.\n"
+    "\n"
+    "options:\n"
+    "  --markdown              Markdown tables (docs/reference.md is this output)\n"
+    "  --json                  JSON, the form the others are printed from\n"
+    "  --help, -h              this text\n";
+
+const char* sweep_usage =
+    "usage: flynn sweep SWEEP.json [options]\n"
+    "\n"
+    "Runs a base scenario at every point of parameter axes (one folder per point,\n"
+    "OUT_ROOT/sweep-<name>/points/), locally on all cores or as a Slurm job array, and\n"
+    "writes results.csv and results.json. A finished point is kept when the sweep runs again\n"
+    "unless its configuration or an input file it reads has changed since. See docs/sweeps.md.\n"
+    "\n"
+    "options:\n"
+    "  --outdir DIR, --out DIR the sweep folder (default OUT_ROOT/sweep-<name>)\n"
+    "  --out-root DIR          as for run (default: $FLYNN_OUT, else out/)\n"
+    "  --jobs N, -j N          points run at once (default: the cores)\n"
+    "  --slurm                 submit the points as a Slurm job array, then --collect\n"
+    "  --sbatch OPTIONS        extra sbatch options with --slurm\n"
+    "  --collect               gather the results of finished points\n"
+    "  --quiet, -q             print nothing but errors\n"
+    "  --help, -h              this text\n";
+
 
 double peak_rss_mb() {
   rusage u{};
@@ -82,20 +157,38 @@ double peak_rss_mb() {
 }
 
 struct options {
-  std::string command, scenario, outdir, trace;
+  std::string command, scenario, outdir, out_root, trace, trace_window, trace_modules, debug, debug_window,
+      debug_modules;
   std::vector<std::string> sets, log_levels;
   std::vector<std::string> command_line;  // for provenance.json
   std::uint64_t max_cycles = 0;
-  bool max_cycles_given = false, quiet = false, markdown = false, check_protocol = false;
+  bool max_cycles_given = false, quiet = false, markdown = false, json_out = false, check_protocol = false,
+       help = false;
 };
 
-options parse_args(int argc, char** argv) {
+// A count given on the command line: digits only, so "-1" is named as negative instead of
+// wrapping around.
+std::uint64_t count_option(const std::string& option, const std::string& v) {
+  if (!v.empty() && v[0] == '-')
+    throw input_error("command line: " + option + ": expected a non-negative integer, found '" + v + "' (negative)");
+  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+    throw input_error("command line: " + option + ": expected a non-negative integer, found '" + v + "'");
+  return std::stoull(v);
+}
+
+options parse_args(const std::string& command, int argc, char** argv) {
   options o;
+  o.command = command;
+  std::string max_cycles;
   po::options_description desc;
-  desc.add_options()("outdir", po::value<std::string>(&o.outdir))(
+  desc.add_options()("outdir", po::value<std::string>(&o.outdir))("out", po::value<std::string>(&o.outdir))(
+      "out-root", po::value<std::string>(&o.out_root))(
       "set", po::value<std::vector<std::string>>(&o.sets)->composing())(
-      "trace", po::value<std::string>(&o.trace))("max-cycles", po::value<std::uint64_t>())(
+      "trace", po::value<std::string>(&o.trace))("trace-window", po::value<std::string>(&o.trace_window))(
+      "trace-modules", po::value<std::string>(&o.trace_modules))("debug", po::value<std::string>(&o.debug))(
+      "debug-window", po::value<std::string>(&o.debug_window))("debug-modules", po::value<std::string>(&o.debug_modules))("max-cycles", po::value<std::string>(&max_cycles))(
       "quiet,q", po::bool_switch(&o.quiet))("markdown", po::bool_switch(&o.markdown))(
+      "json", po::bool_switch(&o.json_out))("help,h", po::bool_switch(&o.help))(
       "check-protocol", po::bool_switch(&o.check_protocol))(
       "log-level", po::value<std::vector<std::string>>(&o.log_levels)->composing())(
       "scenario", po::value<std::string>(&o.scenario));
@@ -106,16 +199,23 @@ options parse_args(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw input_error(std::string("command line: ") + e.what() + " (see flynn --help)");
+    throw input_error("command line: " + std::string(e.what()) + " (see flynn " + command + " --help)");
   }
   if (vm.count("max-cycles")) {
-    o.max_cycles = vm["max-cycles"].as<std::uint64_t>();
+    o.max_cycles = count_option("--max-cycles", max_cycles);
     o.max_cycles_given = true;
   }
   if (!o.trace.empty() && o.trace != "vcd" && o.trace != "perfetto" && o.trace != "vcd,perfetto" &&
       o.trace != "perfetto,vcd")
     throw input_error("command line: --trace: expected \"vcd\", \"perfetto\" or \"vcd,perfetto\", found \"" + o.trace +
                       "\"");
+  if (o.trace.empty() && (!o.trace_window.empty() || !o.trace_modules.empty()))
+    throw input_error(std::string("command line: ") + (o.trace_window.empty() ? "--trace-modules" : "--trace-window") +
+                      ": expected --trace vcd, perfetto or vcd,perfetto with it, found no --trace");
+  if (o.debug.empty() && (!o.debug_window.empty() || !o.debug_modules.empty()))
+    throw input_error(std::string("command line: ") + (o.debug_window.empty() ? "--debug-modules" : "--debug-window") +
+                      ": expected --debug FLAGS with it, found no --debug");
+  if (o.markdown && o.json_out) throw input_error("command line: list: expected --markdown or --json, found both");
   return o;
 }
 
@@ -126,6 +226,10 @@ class tee_sink final : public trace_sink {
   int declare(const std::string& scope, const std::string& name, unsigned width) override {
     handles_.emplace_back(a_.declare(scope, name, width), b_.declare(scope, name, width));
     return static_cast<int>(handles_.size()) - 1;
+  }
+  void set_format(int h, trace_format f) override {
+    a_.set_format(handles_[static_cast<std::size_t>(h)].first, f);
+    b_.set_format(handles_[static_cast<std::size_t>(h)].second, f);
   }
   void change(int h, const sc_core::sc_time& when, std::uint64_t v) override {
     a_.change(handles_[static_cast<std::size_t>(h)].first, when, v);
@@ -198,30 +302,25 @@ scenario_doc load(const options& o) {
 int cmd_list(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
-  for (const auto& n : reg.names()) {
-    const module_type* t = reg.find(n);
-    const auto rows = describe_params(t->describe);
-    if (o.markdown) {
-      std::cout << "### `" << n << "`\n\n" << t->description << "\n\n"
-                << "| parameter | type | default | unit | description |\n"
-                << "| --- | --- | --- | --- | --- |\n";
-      auto cell = [](std::string x) {  // a '|' would end the table cell
-        for (std::size_t i = 0; (i = x.find('|', i)) != std::string::npos; i += 2) x.replace(i, 1, "\\|");
-        return x;
-      };
-      for (const auto& r : rows)
-        std::cout << "| `" << r.name << "` | " << cell(r.kind) << " | `" << r.default_value << "` | "
-                  << r.unit << " | " << r.description << " |\n";
-      std::cout << "\n";
-    } else {
-      std::cout << n << " - " << t->description << "\n";
-      for (const auto& r : rows)
-        std::cout << "  " << std::left << std::setw(26) << r.name << std::setw(22) << r.kind
-                  << std::setw(12) << r.default_value << std::setw(10) << r.unit
-                  << r.description << "\n";
-      std::cout << "\n";
+  std::vector<std::string> types = reg.names();
+  if (!o.scenario.empty()) {  // flynn list TYPE
+    if (!reg.find(o.scenario)) {
+      const std::string hint = did_you_mean(o.scenario, types);
+      std::string all;
+      for (const auto& t : types) all += (all.empty() ? "" : ", ") + t;
+      throw input_error("command line: list: expected a module type (" + all + ")" + (hint.empty() ? "" : "; " + hint) +
+                        ", found '" + o.scenario + "'");
     }
+    types = {o.scenario};
   }
+  json all = json::array();
+  for (const auto& t : types) all.push_back(describe_module_type(reg, t));
+  if (o.json_out) {
+    std::cout << (o.scenario.empty() ? all : all.front()).dump(2) << "\n";
+    return 0;
+  }
+  for (std::size_t i = 0; i < all.size(); ++i)
+    std::cout << (i ? "\n" : "") << (o.markdown ? module_markdown(all[i]) : module_text(all[i]));
   return 0;
 }
 
@@ -230,9 +329,65 @@ int cmd_validate(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
   platform p(sd, reg);
-  std::cout << o.scenario << ": valid (" << p.modules().size() << " modules, "
-            << p.spec().bindings.size() << " bindings)\n";
+  std::cout << o.scenario << ": valid (" << (p.spec().abstract ? "a base platform, " : "") << p.modules().size()
+            << " modules, " << p.spec().bindings.size() << " bindings)\n";
   return 0;
+}
+
+// --debug FLAGS: the module debug flags named ("Exec,Mem"; "All": every one).
+unsigned debug_flags_of(const std::string& spec) {
+  unsigned flags = 0;
+  std::stringstream ss(spec);
+  std::string f;
+  std::vector<std::string> names;
+  for (const auto& d : module::debug_flags()) names.emplace_back(d.name);
+  while (std::getline(ss, f, ',')) {
+    if (f == "All" || f == "all") {
+      for (const auto& d : module::debug_flags()) flags |= d.flag;
+      continue;
+    }
+    unsigned found = 0;
+    for (const auto& d : module::debug_flags())
+      if (strcasecmp(f.c_str(), d.name) == 0) found = d.flag;
+    if (!found) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      const std::string hint = did_you_mean(f, names);
+      throw input_error("command line: --debug: expected debug flags (" + all + ", All)" +
+                        (hint.empty() ? "" : "; " + hint) + ", found '" + f + "'");
+    }
+    flags |= found;
+  }
+  return flags;
+}
+
+// Debug lines are info reports of type flynn/debug/FLAG: printed here as bare lines on
+// stdout; every other report goes to SystemC's own handler.
+void debug_line_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
+  if (rep.get_severity() == sc_core::SC_INFO && std::strncmp(rep.get_msg_type(), "flynn/debug/", 12) == 0) {
+    if (actions & sc_core::SC_DISPLAY) std::cout << rep.get_msg() << "\n";
+    return;
+  }
+  sc_core::sc_report_handler::default_handler(rep, actions);
+}
+
+// --trace-window / --debug-window START:END in cycles (END 0: the end of the run).
+std::pair<std::uint64_t, std::uint64_t> window_of(const std::string& option, const std::string& w) {
+  if (w.empty()) return {0, 0};
+  const auto colon = w.find(':');
+  if (colon == std::string::npos)
+    throw input_error("command line: " + option + ": expected START:END in cycles (e.g. 1000:5000), found '" + w + "'");
+  const std::string a = w.substr(0, colon), b = w.substr(colon + 1);
+  const std::uint64_t from = a.empty() ? 0 : count_option(option + " START", a);
+  const std::uint64_t to = b.empty() ? 0 : count_option(option + " END", b);
+  if (!b.empty() && to <= from) throw input_error("command line: " + option + ": expected END after START, found " + w);
+  return {from, to};
+}
+
+std::string module_names(const platform& p) {
+  std::string all;
+  for (auto* m : p.modules()) all += (all.empty() ? "" : ", ") + std::string(m->name());
+  return all;
 }
 
 int cmd_run(const options& o) {
@@ -241,7 +396,10 @@ int cmd_run(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
   platform p(sd, reg, o.check_protocol);
-  const std::string outdir = o.outdir.empty() ? "out/" + p.spec().name : o.outdir;
+  if (p.spec().abstract && !p.runs_program())
+    throw input_error(o.scenario + ": abstract: expected a scenario to run, found a base platform (\"abstract\": "
+                      "true) that other scenarios extend; run one of them, or give this one a workload");
+  const std::string outdir = o.outdir.empty() ? output_root(o.out_root) + "/" + p.spec().name : o.outdir;
   check_outdir(outdir);
   const std::uint64_t max_cycles = o.max_cycles_given ? o.max_cycles : p.spec().max_cycles;
   if (double(max_cycles) * p.spec().clock_ns > 1e15)  // simulated time must fit sc_time (ps)
@@ -252,14 +410,44 @@ int cmd_run(const options& o) {
   const run_record record = make_run_record(p, sd, max_cycles);
 
   apply_log_levels(p, o.log_levels);
+  if (!o.debug.empty()) {  // each module's window in its own clock's cycles
+    const unsigned flags = debug_flags_of(o.debug);
+    const auto [from, to] = window_of("--debug-window", o.debug_window);
+    const sc_core::sc_time period(p.spec().clock_ns, sc_core::SC_NS);
+    bool any = false;
+    for (auto* m : p.modules()) {
+      if (!matches_module_pattern(o.debug_modules, m->name())) continue;
+      any = true;
+      m->set_debug(flags, m->to_cycles_ceil(module::to_time(from, period)),
+                   to ? m->to_cycles_ceil(module::to_time(to, period)) : ~std::uint64_t(0));
+    }
+    if (!any) throw input_error("command line: --debug-modules: expected a pattern matching a module (" +
+                                module_names(p) + "), found '" + o.debug_modules + "'");
+    sc_core::sc_report_handler::set_handler(debug_line_handler);
+  }
   vcd_writer vcd;
   perfetto_writer timeline;
   const bool want_vcd = o.trace.find("vcd") != std::string::npos;
   const bool want_timeline = o.trace.find("perfetto") != std::string::npos;
   tee_sink both(vcd, timeline);
-  if (want_vcd && want_timeline) p.attach_trace(both);
-  else if (want_vcd) p.attach_trace(vcd);
-  else if (want_timeline) p.attach_trace(timeline);
+  trace_sink* sink = want_vcd && want_timeline ? static_cast<trace_sink*>(&both)
+                     : want_vcd                ? static_cast<trace_sink*>(&vcd)
+                     : want_timeline           ? static_cast<trace_sink*>(&timeline)
+                                               : nullptr;
+  std::unique_ptr<trace_filter> filter;
+  if (sink && (!o.trace_window.empty() || !o.trace_modules.empty())) {
+    const sc_core::sc_time period(p.spec().clock_ns, sc_core::SC_NS);
+    const auto [from, to] = window_of("--trace-window", o.trace_window);
+    filter = std::make_unique<trace_filter>(*sink, module::to_time(from, period),
+                                            to ? module::to_time(to, period) : sc_core::sc_max_time(), o.trace_modules);
+    bool any = false;
+    for (auto* m : p.modules()) any = any || filter->matches(m->name());
+    if (!any)
+      throw input_error("command line: --trace-modules: expected a pattern matching a module (" + module_names(p) +
+                        "), found '" + o.trace_modules + "'");
+    sink = filter.get();
+  }
+  if (sink) p.attach_trace(*sink);
   if (!o.quiet && isatty(2)) {  // progress on a terminal: cycles, rate, elapsed
     // After 3 s of wall time (FLYNN_PROGRESS_AFTER=SECONDS changes that).
     const char* after_env = std::getenv("FLYNN_PROGRESS_AFTER");
@@ -278,6 +466,7 @@ int cmd_run(const options& o) {
     });
   }
   const run_result r = p.run(max_cycles);
+  if (filter) filter->finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
   json stats = json::object();
@@ -287,6 +476,7 @@ int cmd_run(const options& o) {
   stats["cycles"] = r.cycles;
   if (p.runs_program()) stats["instructions"] = p.instructions();
   stats["sim_time_ns"] = r.sim_time_ns;
+  stats["sim_time_ps"] = r.sim_time_ps;
   stats["checks"] = r.checks;
   stats["modules"] = json::object();
   std::vector<const stats_group*> groups;
@@ -312,16 +502,19 @@ int cmd_run(const options& o) {
     write_stats_text(txt, groups);
     write_file(dir + "/stats.txt", txt.str());
     write_file(dir + "/host.json", host.dump(2) + "\n");
-    if (want_timeline) {
-      std::ostringstream t;
+    if (want_timeline) {  // streamed: the timeline is never whole in memory
+      std::ofstream t(dir + "/trace.json", std::ios::binary);
       timeline.write(t);
-      write_file(dir + "/trace.json", t.str());
+      t.close();
+      if (!t) throw std::runtime_error("cannot write " + dir + "/trace.json");
     }
     if (want_vcd) {
-      std::ostringstream v, g;
+      std::ofstream v(dir + "/waves.vcd", std::ios::binary);  // streamed, as the timeline
       vcd.write_vcd(v);
+      v.close();
+      if (!v) throw std::runtime_error("cannot write " + dir + "/waves.vcd");
+      std::ostringstream g;
       vcd.write_gtkw(g, "waves.vcd");
-      write_file(dir + "/waves.vcd", v.str());
       write_file(dir + "/waves.gtkw", g.str());
       for (const auto& view : vcd.views()) {
         std::ostringstream gv;
@@ -335,7 +528,7 @@ int cmd_run(const options& o) {
   if (!o.quiet) {
     std::cout << p.spec().name << ": " << to_string(r.state) << ", " << r.cycles << " cycles"
               << (p.runs_program() ? ", " + std::to_string(p.instructions()) + " instructions" : "") << " ("
-              << r.sim_time_ns << " ns simulated), " << std::fixed << std::setprecision(3) << wall
+              << r.sim_time_ns_text() << " ns simulated), " << std::fixed << std::setprecision(3) << wall
               << " s host, " << std::setprecision(0) << (wall > 0 ? r.cycles / wall : 0.0)
               << " cycles/s, peak " << std::setprecision(1) << peak_rss_mb() << " MB\n";
     std::cout.unsetf(std::ios::fixed);
@@ -349,7 +542,7 @@ int cmd_run(const options& o) {
           std::cout << "  " << std::left << std::setw(36) << (std::string(m->name()) + "." + e.name)
                     << std::setprecision(6) << e.real() << "\n";
       }
-    std::cout << "  results: " << outdir << "/\n";
+    std::cout << "  results: " << std::filesystem::absolute(outdir).lexically_normal().string() << "/\n";
   }
   return r.failed() ? 1 : 0;
 }
@@ -372,16 +565,30 @@ int cli_main(int argc, char** argv) {
     return 0;
   }
   try {
-    if (cmd == "sweep") return sweep_main(std::vector<std::string>(argv + 2, argv + argc));
-    if (cmd != "run" && cmd != "validate" && cmd != "list")
+    if (cmd != "run" && cmd != "validate" && cmd != "list" && cmd != "sweep")
       throw input_error("command line: expected a command (run, validate, list, sweep), found '" + cmd +
                         "' (see flynn --help)");
-    options o = parse_args(argc - 1, argv + 1);
-    o.command = cmd;
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+        std::find(args.begin(), args.end(), "-h") != args.end()) {
+      std::cout << (cmd == "run" ? run_usage : cmd == "validate" ? validate_usage : cmd == "list" ? list_usage : sweep_usage);
+      return 0;
+    }
+    if (cmd == "sweep") return sweep_main(args);
+    options o = parse_args(cmd, argc - 1, argv + 1);
     // The program as "flynn": where the binary lies says nothing about the run.
     o.command_line.assign(argv, argv + argc);
     o.command_line[0] = "flynn";
+    if (o.debug == "help") {  // flynn run --debug help
+      std::cout << "debug flags (flynn run --debug FLAG,FLAG...; All: every one):\n";
+      for (const auto& f : module::debug_flags())
+        std::cout << "  " << std::left << std::setw(9) << f.name << f.description << "\n";
+      return 0;
+    }
     if (cmd == "list") return cmd_list(o);
+    if (o.markdown || o.json_out)
+      throw input_error("command line: " + cmd + ": " + (o.markdown ? "--markdown" : "--json") +
+                        " belongs to list (see flynn " + cmd + " --help)");
     if (o.scenario.empty()) {
       if (cmd == "validate") throw input_error("command line: validate: expected a SCENARIO file");
       o.scenario = FLYNN_DEFAULT_SCENARIO;

@@ -546,7 +546,7 @@ int collect(const sweep_spec& s, const std::vector<point_check>& checks, const s
               << (stale ? ", " + std::to_string(stale) +
                               " stale (their configuration or inputs changed)"
                         : "")
-              << "; table: " << out << "/results.csv\n";
+              << "; table: " << fs::absolute(out).lexically_normal().string() << "/results.csv\n";
   return ok == s.points.size() ? 0 : 1;
 }
 
@@ -656,7 +656,7 @@ int submit_slurm(const sweep_spec& s, const std::vector<point_check>& checks,
 }  // namespace
 
 int sweep_main(const std::vector<std::string>& args) {
-  std::string file, out, sbatch;
+  std::string file, out, out_root, sbatch;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool slurm = false, collect_only = false, quiet = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -666,6 +666,7 @@ int sweep_main(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (a == "--outdir" || a == "--out") out = value();
+    else if (a == "--out-root") out_root = value();
     else if (a == "--jobs" || a == "-j") {
       const std::string& v = value();
       if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
@@ -676,13 +677,13 @@ int sweep_main(const std::vector<std::string>& args) {
     else if (a == "--sbatch") sbatch = value();
     else if (a == "--collect") collect_only = true;
     else if (a == "--quiet" || a == "-q") quiet = true;
-    else if (!a.empty() && a[0] == '-') throw input_error("command line: sweep: unknown option '" + a + "' (see flynn --help)");
+    else if (!a.empty() && a[0] == '-') throw input_error("command line: sweep: unknown option '" + a + "' (see flynn sweep --help)");
     else if (file.empty()) file = a;
     else throw input_error("command line: sweep: one SWEEP file expected, found also '" + a + "'");
   }
   if (file.empty()) throw input_error("command line: sweep: expected a SWEEP file");
   const sweep_spec s = parse(file);
-  if (out.empty()) out = "out/sweep-" + s.name;
+  if (out.empty()) out = output_root(out_root) + "/sweep-" + s.name;
   if (fs::exists(out) && !fs::exists(out + "/sweep.json"))
     throw input_error("command line: --outdir: '" + out + "' exists and is not a sweep folder (no sweep.json)");
   // Bad input in any point, or a metric no point has, stops the sweep before anything runs

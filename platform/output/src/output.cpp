@@ -5,9 +5,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -37,6 +41,45 @@ const char* marker = ".flynn-output";           // a complete Flynn output folde
 const char* partial_marker = ".flynn-partial";  // one being written
 }
 
+std::string output_root(const std::string& option) {
+  if (!option.empty()) return option;
+  const char* env = std::getenv("FLYNN_OUT");
+  return env && *env ? env : "out";
+}
+
+namespace {
+
+// The files of an output folder (paths relative to it, folders ending in '/'), its markers
+// left out.
+std::vector<std::string> folder_entries(const fs::path& dir) {
+  std::vector<std::string> r;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string rel = it->path().lexically_relative(dir).string();
+    if (rel == marker || rel == partial_marker) continue;
+    if (it->is_directory(ec)) rel += "/";
+    r.push_back(rel);
+  }
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+// What a marker lists: the entries Flynn wrote (after its first line). A marker without a
+// list (written by an earlier version) lists nothing: nullopt.
+std::optional<std::set<std::string>> marker_entries(const fs::path& dir) {
+  std::ifstream in(dir / marker);
+  std::set<std::string> r;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (!line.empty()) r.insert(line);
+  if (r.empty()) return std::nullopt;
+  return r;
+}
+
+}  // namespace
+
 void check_outdir(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return;
@@ -45,6 +88,20 @@ void check_outdir(const std::string& dir) {
                       ": expected a new folder or a previous Flynn output folder, found an "
                       "existing " + std::string(fs::is_directory(dir, ec) ? "folder" : "file") +
                       " that is not one (nothing is deleted)");
+  // A rerun replaces the folder: it must hold nothing but what Flynn wrote there.
+  const auto ours = marker_entries(dir);
+  if (!ours) return;  // a folder of an earlier version, which did not list what it wrote
+  std::vector<std::string> foreign;
+  for (const auto& e : folder_entries(dir))
+    if (!ours->count(e)) foreign.push_back(e);
+  if (!foreign.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) names += (i ? ", " : "") + foreign[i];
+    if (foreign.size() > 5) names += " and " + std::to_string(foreign.size() - 5) + " more";
+    throw input_error("--outdir " + dir + ": expected a previous Flynn output folder holding only what Flynn wrote, "
+                      "found " + names + " not written by Flynn (move them away or choose another --outdir; "
+                      "nothing is deleted)");
+  }
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -145,7 +202,10 @@ void publish_outdir(const std::string& dir_arg, const std::function<void(const s
   try {
     write_file((tmp / partial_marker).string(), "Flynn output being written\n");
     write(tmp.string());
-    write_file((tmp / marker).string(), "Flynn output folder\n");
+    // The marker lists what was written: a rerun replaces only a folder holding nothing else.
+    std::string listing = "Flynn output folder\n";
+    for (const auto& e : folder_entries(tmp)) listing += e + "\n";
+    write_file((tmp / marker).string(), listing);
     fs::remove(tmp / partial_marker);
   } catch (...) {
     std::error_code ec;

@@ -36,48 +36,57 @@ int perfetto_writer::tid_of(int pid, const std::string& track) {
   return tid;
 }
 
+perfetto_writer::perfetto_writer(std::size_t events_in_memory)
+    : events_(events_in_memory, later_first{&names_}) {}
+
+bool perfetto_writer::later_first::operator()(const event& a, const event& b) const {
+  if (a.ps != b.ps) return a.ps < b.ps;
+  if ((a.ph == 'e') != (b.ph == 'e')) return a.ph == 'e';
+  if (a.pid != b.pid) return a.pid < b.pid;
+  if (a.tid != b.tid) return a.tid < b.tid;
+  if (a.ph == 'C' && b.ph == 'C' && a.name != b.name)
+    return (*names)[a.name] < (*names)[b.name];  // a counter is a track of its own
+  return a.seq < b.seq;
+}
+
+std::uint32_t perfetto_writer::name_of(const std::string& n) {
+  auto it = name_index_.find(n);
+  if (it != name_index_.end()) return it->second;
+  const auto i = static_cast<std::uint32_t>(names_.size());
+  names_.push_back(n);
+  name_index_.emplace(n, i);
+  return i;
+}
+
 int perfetto_writer::declare(const std::string& scope, const std::string& name, unsigned width) {
   (void)width;
-  signals_.push_back({pid_of(scope), name});
+  signals_.push_back({pid_of(scope), name_of(name)});
   return static_cast<int>(signals_.size()) - 1;
 }
 
 void perfetto_writer::change(int handle, const sc_core::sc_time& when, std::uint64_t value) {
   const signal& s = signals_[static_cast<std::size_t>(handle)];
-  event e{ps(when), seq_++, 'C', s.pid, 0, s.name, "", 0, 0, value};
-  events_.push_back(std::move(e));
+  events_.push({ps(when), seq_++, 0, 0, value, s.pid, 0, s.name, 0, 'C'});
 }
 
 void perfetto_writer::slice(const std::string& scope, const std::string& track, const std::string& name,
                             const sc_core::sc_time& start, const sc_core::sc_time& end) {
   const int pid = pid_of(scope);
   const std::uint64_t s = ps(start), e = std::max(s, ps(end));
-  events_.push_back({s, seq_++, 'X', pid, tid_of(pid, track), name, "", e - s, 0, 0});
+  events_.push({s, seq_++, e - s, 0, 0, pid, tid_of(pid, track), name_of(name), 0, 'X'});
 }
 
 void perfetto_writer::span(const std::string& scope, const std::string& category, const std::string& name,
                            std::uint64_t id, const sc_core::sc_time& start, const sc_core::sc_time& end) {
   const int pid = pid_of(scope);
   const std::uint64_t s = ps(start), e = std::max(s, ps(end));
-  events_.push_back({s, seq_++, 'b', pid, 0, name, category, 0, id, 0});
-  events_.push_back({e, seq_++, 'e', pid, 0, name, category, 0, id, 0});
+  const std::uint32_t n = name_of(name), c = name_of(category);
+  events_.push({s, seq_++, 0, id, 0, pid, 0, n, c, 'b'});
+  events_.push({e, seq_++, 0, id, 0, pid, 0, n, c, 'e'});
 }
 
-void perfetto_writer::write(std::ostream& os) const {
+void perfetto_writer::write(std::ostream& os) {
   using nlohmann::json;
-  std::vector<const event*> ev;
-  for (const auto& e : events_) ev.push_back(&e);
-  // Time order; at one time, ends before begins, then by module and track, then in the
-  // module's recording order (so the file does not depend on the order in which processes
-  // ran, or how far a module ran ahead of simulated time).
-  std::stable_sort(ev.begin(), ev.end(), [](const event* a, const event* b) {
-    if (a->ps != b->ps) return a->ps < b->ps;
-    if ((a->ph == 'e') != (b->ph == 'e')) return a->ph == 'e';
-    if (a->pid != b->pid) return a->pid < b->pid;
-    if (a->tid != b->tid) return a->tid < b->tid;
-    if (a->ph == 'C' && b->ph == 'C' && a->name != b->name) return a->name < b->name;  // a counter is a track of its own
-    return a->seq < b->seq;
-  });
   os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   bool first = true;
   auto sep = [&] {
@@ -94,15 +103,18 @@ void perfetto_writer::write(std::ostream& os) const {
     os << "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " << key.first << ", \"tid\": " << tid
        << ", \"args\": {\"name\": " << json(key.second).dump() << "}}";
   }
-  for (const event* e : ev) {
+  std::vector<std::string> quoted;  // each name as JSON text, made once
+  quoted.reserve(names_.size());
+  for (const auto& n : names_) quoted.push_back(json(n).dump());
+  events_.drain([&](const event& e) {
     sep();
-    os << "{\"ph\": \"" << e->ph << "\", \"name\": " << json(e->name).dump() << ", \"pid\": " << e->pid
-       << ", \"tid\": " << e->tid << ", \"ts\": " << us(e->ps);
-    if (e->ph == 'X') os << ", \"dur\": " << us(e->dur_ps);
-    if (e->ph == 'b' || e->ph == 'e') os << ", \"cat\": " << json(e->cat).dump() << ", \"id\": " << e->id;
-    if (e->ph == 'C') os << ", \"args\": {\"value\": " << e->value << "}";
+    os << "{\"ph\": \"" << e.ph << "\", \"name\": " << quoted[e.name] << ", \"pid\": " << e.pid
+       << ", \"tid\": " << e.tid << ", \"ts\": " << us(e.ps);
+    if (e.ph == 'X') os << ", \"dur\": " << us(e.dur_ps);
+    if (e.ph == 'b' || e.ph == 'e') os << ", \"cat\": " << quoted[e.cat] << ", \"id\": " << e.id;
+    if (e.ph == 'C') os << ", \"args\": {\"value\": " << e.value << "}";
     os << "}";
-  }
+  });
   os << "\n]}\n";
 }
 

@@ -42,13 +42,21 @@ std::string value_text(std::uint64_t v, unsigned width, const std::string& code)
 }
 }  // namespace
 
+vcd_writer::vcd_writer(std::size_t changes_in_memory) : events_(changes_in_memory) {}
+
 int vcd_writer::declare(const std::string& scope, const std::string& name, unsigned width) {
+  active_.push_back(false);
   signals_.push_back({scope, name, width ? width : 1, id_code(signals_.size())});
   return static_cast<int>(signals_.size() - 1);
 }
 
+void vcd_writer::set_format(int handle, trace_format format) {
+  signals_[static_cast<std::size_t>(handle)].format = format;
+}
+
 void vcd_writer::change(int handle, const sc_core::sc_time& when, std::uint64_t value) {
-  events_.push_back({when.value(), events_.size(), handle, value});
+  events_.push({when.value(), seq_++, handle, value});
+  if (value != 0) active_[static_cast<std::size_t>(handle)] = true;
 }
 
 std::string vcd_writer::full_name(const signal& s) const {
@@ -57,7 +65,7 @@ std::string vcd_writer::full_name(const signal& s) const {
   return n;
 }
 
-void vcd_writer::write_vcd(std::ostream& os) const {
+void vcd_writer::write_vcd(std::ostream& os) {
   os << "$version Flynn $end\n$timescale 1ps $end\n";
   // Scopes in declaration order of their first signal, nested by the dotted hierarchy.
   std::vector<std::size_t> order(signals_.size());
@@ -94,30 +102,30 @@ void vcd_writer::write_vcd(std::ostream& os) const {
   for (const signal& s : signals_) os << value_text(0, s.width, s.code) << "\n";
   os << "$end\n";
 
-  std::vector<event> ev = events_;
-  std::stable_sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
-    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-  });
-  std::size_t i = 0;
-  while (i < ev.size()) {
-    std::size_t j = i;
-    std::map<int, std::uint64_t> last;  // last change per signal at this time wins
-    while (j < ev.size() && ev[j].time == ev[i].time) {
-      last[ev[j].handle] = ev[j].value;
-      ++j;
-    }
+  // Changes in time order; of several changes of a signal at one time the last one wins.
+  std::uint64_t time = 0;
+  std::map<int, std::uint64_t> last;
+  auto flush = [&] {
     bool stamped = false;
     for (const auto& [h, v] : last) {
       if (current[h] == v) continue;
       if (!stamped) {
-        if (ev[i].time != 0) os << "#" << ev[i].time << "\n";  // time 0 is stamped already
+        if (time != 0) os << "#" << time << "\n";  // time 0 is stamped already
         stamped = true;
       }
       current[h] = v;
       os << value_text(v, signals_[h].width, signals_[h].code) << "\n";
     }
-    i = j;
-  }
+    last.clear();
+  };
+  events_.drain([&](const event& e) {
+    if (e.time != time) {
+      flush();
+      time = e.time;
+    }
+    last[e.handle] = e.value;
+  });
+  flush();
 }
 
 void vcd_writer::add_view(const trace_view& v) {
@@ -128,9 +136,7 @@ void vcd_writer::add_view(const trace_view& v) {
 
 // One group per module (`first` scopes first, in that order), signals that change.
 void vcd_writer::write_groups(std::ostream& os, const std::vector<std::string>& first) const {
-  std::vector<bool> active(signals_.size(), false);
-  for (const event& e : events_)
-    if (e.value != 0) active[static_cast<std::size_t>(e.handle)] = true;
+  const std::vector<bool>& active = active_;
   std::vector<std::string> scopes;
   for (const signal& s : signals_)
     if (std::find(scopes.begin(), scopes.end(), s.scope) == scopes.end()) scopes.push_back(s.scope);
@@ -144,7 +150,8 @@ void vcd_writer::write_groups(std::ostream& os, const std::vector<std::string>& 
     for (std::size_t i = 0; i < signals_.size(); ++i) {
       const signal& s = signals_[i];
       if (s.scope != scope || !active[i]) continue;
-      os << (s.width == 1 ? "@28\n" : "@24\n") << full_name(s) << "\n";
+      // GTKWave trace flags: right-justified (0x20) binary (0x08), hex (0x02) or decimal (0x04).
+      os << (s.width == 1 ? "@28\n" : s.format == trace_format::hex ? "@22\n" : "@24\n") << full_name(s) << "\n";
     }
     os << "@1000200\n-" << scope << "\n";
   }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <optional>
 #include <sstream>
 
 #include "flynn/platform/errors.h"
@@ -93,6 +94,10 @@ json parse_json_text(const std::string& path, const std::string& text) {
 namespace {
 
 json read_json(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw input_error(path + ": expected a scenario file (JSON), found a directory");
+  if (!fs::exists(path, ec)) throw input_error(path + ": expected a scenario file (JSON), found nothing (no such file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path + ": cannot read file");
   std::stringstream ss;
@@ -146,6 +151,9 @@ void load_into(scenario_doc& sd, const std::string& path, std::vector<std::strin
                         "'" + base.string() + "' (" + (ec2 ? ec2.message() : std::string("no such file")) + ")");
     load_into(sd, base.string(), chain);
     j.erase("extends");
+    // A base says it is one for itself alone: what extends it is a platform to run unless it
+    // says otherwise.
+    if (!j.contains("abstract")) j["abstract"] = false;
   }
   merge(sd.doc, j, "", path, sd.origin);
 }
@@ -175,6 +183,7 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
   }
   json* node = &sd.doc;
   std::string walked;
+  std::optional<std::string> created_at;
   std::stringstream ss(path);
   std::string key;
   std::vector<std::string> keys;
@@ -201,18 +210,23 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
           throw input_error("--set " + assignment + ": " + walked + " is " + json_kind(*node) +
                             ", not an object");
       }
+      const bool created = !node->contains(k);
       node = &(*node)[k];
       walked = join_path(walked, k);
+      // A key the scenario did not have comes from this --set, and so does what it lacks
+      // (a module made by --set alone has no type: the --set is named, not the file).
+      if (created && !created_at) created_at = walked;
     }
   }
+  if (created_at) sd.origin[*created_at] = "--set " + assignment;
   *node = value;
   record_origin(value, walked, "--set " + assignment, sd.origin);
 }
 
 namespace {
 
-const std::vector<std::string> top_keys = {"name", "description", "clock_ns", "max_cycles",
-                                           "modules", "bindings", "workload", "calibration"};
+const std::vector<std::string> top_keys = {"name",    "description", "abstract", "clock_ns",   "max_cycles",
+                                           "modules", "bindings",    "workload", "calibration"};
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -231,7 +245,8 @@ scenario parse_scenario(const scenario_doc& sd) {
   for (auto it = d.begin(); it != d.end(); ++it)
     if (std::find(top_keys.begin(), top_keys.end(), it.key()) == top_keys.end()) {
       const std::string hint = did_you_mean(it.key(), top_keys);
-      fail(it.key(), "one of the scenario keys (name, description, clock_ns, max_cycles, modules, bindings, workload, calibration)" +
+      fail(it.key(), "one of the scenario keys (name, description, abstract, clock_ns, max_cycles, modules, bindings, workload, "
+                         "calibration)" +
                          (hint.empty() ? "" : "; " + hint),
            "unknown key '" + it.key() + "'");
     }
@@ -253,6 +268,10 @@ scenario parse_scenario(const scenario_doc& sd) {
     if (!c.is_number() || c.get<double>() < 1e-3 || c.get<double>() > 1e6)
       fail("clock_ns", "a number of nanoseconds in [0.001, 1e6]", json_kind(c));
     s.clock_ns = c.get<double>();
+  }
+  if (d.contains("abstract")) {
+    if (!d["abstract"].is_boolean()) fail("abstract", "true or false", json_kind(d["abstract"]));
+    s.abstract = d["abstract"].get<bool>();
   }
   if (d.contains("max_cycles")) {
     const json& c = d["max_cycles"];

@@ -92,6 +92,12 @@ class module : public sc_core::sc_module {
     (void)socket;
     return false;
   }
+  // How a socket treats per-lane addresses (a lanes_extension), for listings: "" when it
+  // moves contiguous bytes only.
+  virtual std::string socket_lanes(const std::string& socket) const {
+    (void)socket;
+    return {};
+  }
   // Work the module still had when simulation stopped ("" when none). A non-empty answer
   // after the kernel ran out of events means the platform deadlocked.
   virtual std::string pending_work() const { return {}; }
@@ -101,6 +107,8 @@ class module : public sc_core::sc_module {
   std::string stalled_report() const;
   // Programmable blocks: instructions executed (stats.json top-level "instructions").
   virtual bool runs_program() const { return false; }
+  // Whether the module is programmable: it does nothing without a program (a workload).
+  virtual bool programmable() const { return false; }
   virtual std::uint64_t instructions_executed() const { return 0; }
 
   // Log messages: SystemC info reports of type "flynn/log" with the module's name, at a
@@ -111,6 +119,36 @@ class module : public sc_core::sc_module {
     return verbosity <= (log_level_ >= 0 ? log_level_ : sc_core::sc_report_handler::get_verbosity_level());
   }
   void log(int verbosity, const std::string& msg) const;
+
+  // Debug output: named flags, one per family of events (debug_flags lists them). With a
+  // flag set, the module reports each such event as an info report of type
+  // "flynn/debug/NAME" (NAME: Exec, Mem, ...), its message "CYCLE: INSTANCE: NAME: what
+  // happened", at verbosity SC_NONE: an embedding platform can route, count or silence
+  // them with sc_report_handler. Events outside the cycle window [from, to) of this
+  // module's clock are not reported. Off (no flag) the cost is one test of a member.
+  enum debug_flag : unsigned {
+    debug_exec = 1u << 0,     // instructions issued: warp, PC, active mask, the instruction
+    debug_mem = 1u << 1,      // memory accesses as a memory or a load/store unit sees them
+    debug_tlm = 1u << 2,      // TLM transactions sent: socket, command, address, size, lanes, latency
+    debug_sched = 1u << 3,    // scheduling: blocks launched, warps finished, cycles without an issue
+    debug_gmma = 1u << 4,     // wgmma and mma.sync phases
+    debug_tma = 1u << 5,      // bulk tensor copies
+    debug_barrier = 1u << 6,  // barriers and mbarriers
+  };
+  struct debug_flag_info {
+    unsigned flag;
+    const char* name;
+    const char* description;
+  };
+  static const std::vector<debug_flag_info>& debug_flags();
+  void set_debug(unsigned flags, std::uint64_t from = 0, std::uint64_t to = ~std::uint64_t(0)) {
+    debug_flags_ = flags;
+    debug_from_ = from;
+    debug_to_ = to;
+  }
+  bool debugging(unsigned flag) const { return (debug_flags_ & flag) != 0; }
+  // Reports `what` under `flag` at `cycle` (of this module's clock), inside the window.
+  void debug(unsigned flag, std::uint64_t cycle, const std::string& what) const;
 
  protected:
   // Reports a simulated fault (bad address, protocol violation seen by this module...).
@@ -141,10 +179,11 @@ class module : public sc_core::sc_module {
     ((void)gp.set_extension(extensions), ...);
     sc_core::sc_time delay = delay_until(at);
     tracked_b_transport(socket, gp, delay);
-    ((void)gp.clear_extension(extensions), ...);
     transport_result r;
     r.status = gp.get_response_status();
     r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    if (debugging(debug_tlm)) debug_transport_done(socket.basename(), gp, at, r);
+    ((void)gp.clear_extension(extensions), ...);
     return r;
   }
   // The same with an address per lane (a lanes_extension, every lane active): the `length`
@@ -189,6 +228,8 @@ class module : public sc_core::sc_module {
     std::uint64_t cycle;
   };
   std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  void debug_transport_done(const char* socket, const tlm::tlm_generic_payload& gp, std::uint64_t at,
+                            const transport_result& r) const;
   static bool fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length);
   void close_transport(std::size_t id);
   std::vector<open_transport_entry> open_transports_;
@@ -212,6 +253,8 @@ class module : public sc_core::sc_module {
     return c;
   }
   int log_level_ = -1;  // -1: the global verbosity
+  unsigned debug_flags_ = 0;
+  std::uint64_t debug_from_ = 0, debug_to_ = ~std::uint64_t(0);
 };
 
 }  // namespace flynn

@@ -12,6 +12,9 @@
 
 namespace flynn {
 
+// How a viewer shows a multi-bit signal's value (1-bit signals show as bits).
+enum class trace_format { decimal, hex };
+
 // A window of a run worth its own waveform view ("one wgmma from start barrier to end"):
 // the scopes to show first, and the time span.
 struct trace_view {
@@ -40,16 +43,19 @@ class trace_sink {
   }
   // Declares a signal under a hierarchical scope ("top.mem"); returns its handle.
   virtual int declare(const std::string& scope, const std::string& name, unsigned width) = 0;
+  // The display format a declared signal asks for (decimal unless set); a sink may ignore it.
+  virtual void set_format(int handle, trace_format format) { (void)handle, (void)format; }
   virtual void change(int handle, const sc_core::sc_time& when, std::uint64_t value) = 0;
 };
 
 // One traced signal, cheap to call when tracing is off.
 class trace_signal {
  public:
-  void attach(trace_sink* sink, const std::string& scope, const std::string& name,
-              unsigned width) {
+  void attach(trace_sink* sink, const std::string& scope, const std::string& name, unsigned width,
+              trace_format format = trace_format::decimal) {
     sink_ = sink;
     handle_ = sink ? sink->declare(scope, name, width) : -1;
+    if (sink && format != trace_format::decimal) sink->set_format(handle_, format);
   }
   bool enabled() const { return sink_ != nullptr; }
   trace_sink* sink() const { return sink_; }

@@ -13,6 +13,7 @@
 // Operand buffers let the next MMAs' operands be fetched while the current one computes. See docs/modules/gmma_unit.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -56,6 +57,9 @@ class gmma_unit : public lt_initiator, public gmma_if {
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   std::string mma_sync(const mma_sync_request& r, std::uint64_t t, std::uint64_t& done) override;
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    return s == "smem" ? "sends: A and B operand reads as one request of per-lane addresses per warp" : "";
+  }
   void attach_trace(trace_sink& sink) override;
 
  private:
@@ -106,7 +110,10 @@ class gmma_unit : public lt_initiator, public gmma_if {
   // that accumulates reads C only from then on (a dependent chain sees the tensor-core
   // latency and the write-back; independent MMAs overlap).
   std::map<std::pair<unsigned, unsigned>, std::map<unsigned, std::uint64_t>> acc_written_;
-  trace_signal state_, group_sig_, arrived_sig_, parts_done_;
+  void trace_phases(std::uint64_t id, const std::array<std::uint64_t, 4>& at, std::vector<std::uint64_t> arrived,
+                    const std::vector<std::uint64_t>& groups, std::vector<std::uint64_t> parts);
+  trace_signal state_, mma_id_, group_sig_, arrived_sig_, parts_done_;
+  std::uint64_t shown_until_ = 0;  // the first cycle the next MMA's phases may be shown from
   trace_sink* timeline_ = nullptr;  // MMA phases as async spans
 };
 

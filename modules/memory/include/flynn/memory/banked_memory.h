@@ -88,6 +88,10 @@ class banked_memory : public module, public golden_memory {
   void finish() override;
   // AT: a response whose END_RESP never came (the initiator broke the handshake).
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    (void)s;
+    return "serves: one address per lane, as many wavefronts as the most words in one bank";
+  }
 
  private:
   struct port_state;

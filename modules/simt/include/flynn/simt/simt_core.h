@@ -113,8 +113,14 @@ class simt_core : public module, public no_dmi_initiator {
   std::uint64_t thread_count_digest() const;
 
   bool runs_program() const override { return loaded_; }
+  bool programmable() const override { return true; }
   std::uint64_t instructions_executed() const override;
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    return s == "global" || s == "shared"
+               ? "sends: a warp access as one request of per-lane addresses (contiguous ones as plain bytes)"
+               : "";
+  }
   void attach_trace(trace_sink& sink) override;
   bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }
 

@@ -84,6 +84,9 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   bool writing_to(std::uint64_t lo, std::uint64_t hi) const override;
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    return s == "shared" ? "sends: a swizzled row as 16-byte chunks at per-lane addresses" : "";
+  }
 
   void attach_trace(trace_sink& sink) override;
 

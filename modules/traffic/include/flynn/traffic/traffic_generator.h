@@ -117,6 +117,10 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
   bool done() const { return done_; }
   std::uint64_t requests_done() const { return completed_.value(); }
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    (void)s;
+    return "sends: per-lane addresses for streams with lanes > 0";
+  }
   void attach_trace(trace_sink& sink) override;
   void finish() override;  // writes the trace of requests in flight
 

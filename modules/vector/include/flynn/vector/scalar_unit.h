@@ -55,6 +55,7 @@ class scalar_unit : public lt_initiator {
 
   std::string pending_work() const override;
   bool runs_program() const override { return loaded_; }
+  bool programmable() const override { return true; }
   std::uint64_t instructions_executed() const override { return instructions_.value(); }
   void attach_trace(trace_sink& sink) override;
 

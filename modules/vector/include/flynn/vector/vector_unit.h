@@ -82,6 +82,9 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   void attach_trace(trace_sink& sink) override;
   void finish() override;
   std::string pending_work() const override;
+  std::string socket_lanes(const std::string& s) const override {
+    return s.rfind("port", 0) == 0 ? "sends: an element group as one request of per-lane addresses (lanes > 1)" : "";
+  }
 
  private:
   // A time that is not known yet: a memory response still to come, or what depends on one.

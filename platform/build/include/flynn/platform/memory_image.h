@@ -3,10 +3,17 @@
 //
 //   {"symbol": "A" | "address": 4096,
 //    "values": [..] | "floats": [..] | "doubles": [..] | "iota": N, "start": S, "step": D |
-//    "fill": N, "value": V | "random": N, "seed": S, "min": A, "max": B | "random_floats": N, "seed": S}
+//    "fill": N, "value": V | "random": N, "seed": S, "min": A, "max": B |
+//    "random_floats": N, "seed": S | "random_doubles": N, "seed": S |
+//    "random_bf16" | "random_f16" | "random_e4m3" | "random_e5m2": N, "seed": S}
 //
-// "floats" are binary32 in 4-byte elements and binary64 in 8-byte ones ("doubles" is the
-// 8-byte spelling); "random_floats" (alias "random_doubles") are uniform in [0, 1).
+// "values", "iota", "fill" and "random" are integers, truncated to the element. "floats" are
+// binary32 in 4-byte elements and binary64 in 8-byte ones; "doubles" are binary64 and need
+// 8-byte elements. "random_floats" are uniform in [0, 1), binary32 or binary64 as "floats";
+// "random_doubles" likewise, binary64 in 8-byte elements only. The 16-bit and 8-bit random
+// formats are uniform in [-1, 1), packed two or four per 4-byte element (the first lowest).
+// Only "init" takes the random forms. An "expect" entry given as "floats" or "doubles"
+// reports a mismatch as numbers.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +32,10 @@ namespace flynn {
 class banked_memory;
 
 struct memory_image {
+  enum class kind { integer, binary32, binary64 };  // how the elements read in messages
   std::uint64_t address = 0;
   std::vector<std::uint64_t> elements;  // each truncated to elem_bytes
+  kind type = kind::integer;
 };
 
 // Parses one entry. `resolve` turns a symbol into an address (or returns false); `init`
@@ -55,7 +64,8 @@ std::string compare_memory(const banked_memory& mem, const std::vector<unsigned 
 void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
                           const std::vector<std::pair<std::string, memory_image>>& expect, run_result& r);
 
-// Compares an image with a memory's contents; returns "" or what differs.
+// Compares an image with a memory's contents; returns "" or what differs, each value as
+// its image's kind reads it with its bits in hex ("is 23.5 (0x41bc0000), expected ...").
 std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
 
 }  // namespace flynn

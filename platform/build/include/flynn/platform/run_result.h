@@ -13,7 +13,10 @@ struct run_result {
   std::string message;             // what went wrong (empty when ok)
   std::vector<std::string> checks;  // functional checks passed, for the record
   std::uint64_t cycles = 0;
-  double sim_time_ns = 0;
+  std::uint64_t sim_time_ps = 0;  // simulated time, exact (the kernel resolves picoseconds)
+  double sim_time_ns = 0;         // the same in ns: sim_time_ps / 1000, correctly rounded
+  // The simulated time in ns as exact decimal text ("569", "284.5").
+  std::string sim_time_ns_text() const;
   bool failed() const { return state != status::ok; }
 };
 const char* to_string(run_result::status s);

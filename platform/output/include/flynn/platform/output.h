@@ -17,7 +17,12 @@ namespace flynn {
 class platform;
 struct scenario_doc;
 
-// Throws input_error if `dir` exists and is not a previous Flynn output folder.
+// The folder that holds results folders: `option` (--out-root) when given, else $FLYNN_OUT,
+// else "out" (relative to the current folder).
+std::string output_root(const std::string& option);
+
+// Throws input_error if `dir` exists and is not a previous Flynn output folder, or holds
+// files Flynn did not write there (the marker lists what it wrote).
 void check_outdir(const std::string& dir);
 
 // Calls write(tmpdir) to fill a temporary folder, then replaces `dir` with it.

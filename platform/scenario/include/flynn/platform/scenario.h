@@ -50,6 +50,9 @@ struct scenario {
   std::vector<calibration_target> calibration;
   double clock_ns = 1.0;
   std::uint64_t max_cycles = 0;
+  // A base platform that other scenarios extend: it may leave its programmable modules
+  // without a workload (it validates but does not run).
+  bool abstract = false;
   std::vector<module_spec> modules;
   std::vector<binding_spec> bindings;
   const nlohmann::json* workload = nullptr;  // "workload" object, when present
