@@ -229,6 +229,13 @@ expect_rc 0
 grep -qE ': top.cpu: TLM: mem read 0x[0-9a-f]+ 8 B: ok, issued [0-9]+, done [0-9]+ \(latency [0-9]+\)' "$WORK/.stdout" ||
   fail "$LAST: no TLM line with address, size, response and latency"
 grep -q ': top.cpu: Exec: pc 0 (line ' "$WORK/.stdout" || fail "$LAST: no scalar Exec line"
+flynn run "$SHOWCASE" --outdir dbg --quiet --debug TLM --set modules.gen.at=true --debug-window 0:20
+expect_rc 0
+for ph in BEGIN_REQ END_REQ BEGIN_RESP; do grep -q ": top.gen: TLM: out $ph request " "$WORK/.stdout" || fail "$LAST: no $ph line"; done
+flynn run "$SRC/scenarios/simt/vecadd_1warp.json" --outdir dbg --quiet --debug Mem --debug-modules sm
+expect_rc 0
+stdout_has ": top.sm: Mem: warp 0 ld.global.32 r10, [r9]: 32 lanes of 4 B from 0x0, 1 transactions (coalesced)"
+stdout_has ": top.sm: Mem: warp 0 ld.global.32 r10, [r9]: 32 lanes at 0x0 back"
 flynn run "$SRC/scenarios/gmma/calibration_h100_sm.json" --outdir dbg --quiet --debug GMMA,TMA
 expect_rc 0
 stdout_has ": top.gmma: GMMA: wgmma m64n64k16 of warpgroup 0: warps arrived"

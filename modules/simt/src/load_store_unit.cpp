@@ -127,6 +127,12 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
     groups.stride = 0;
     ++shared_requests_;
   }
+  if (debugging(debug_mem))
+    debug(debug_mem, t,
+          "warp " + std::to_string(w.slot) + " " + (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text) +
+              ": " + std::to_string(lanes.size()) + " lanes of " + std::to_string(in.width) + " B from " +
+              hex(addr[lanes.front()]) + ", " + std::to_string(groups.size()) +
+              (in.sp == simt::space::global ? " transactions (coalesced)" : " requests"));
   const std::uint64_t base = in.sp == simt::space::shared ? blocks_[w.block].shared_base : 0;
   const unsigned port = in.sp == simt::space::shared ? 1 : 0;
   if (free_ops_.empty()) {
@@ -291,6 +297,12 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
                  hex(gp->get_address() - (sh ? blocks_[mo.block].shared_base : 0)) + ": " + why;
   }
   warp& w = *mo.w;
+  if (debugging(debug_mem))
+    debug(debug_mem, to_cycles_ceil(at),
+          "warp " + std::to_string(w.slot) + " " + (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text) +
+              ": " + std::to_string(rq.lanes.size()) + " lanes at " + hex(gp->get_address()) +
+              (store ? " written" : " back") +
+              (why.empty() ? "" : " with an error: " + why));
   const bool same_warp = w.generation == mo.generation;
   if (!store && same_warp && mo.failure.empty()) {
     const unsigned words = in.width / 4;
