@@ -342,18 +342,23 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     timeline_->span(name(), "port" + std::to_string(ps.adapter.index),
                     std::string(gp.is_read() ? "read " : "write ") + std::to_string(gp.get_data_length()) + " B",
                     ++spans_, to_time(arrival), to_time(done));
-  if (debugging(debug_mem)) {
-    std::string what = "port" + std::to_string(ps.adapter.index) + " " + (gp.is_read() ? "read " : "write ") +
-                       hex(gp.get_address()) + " " + std::to_string(gp.get_data_length()) + " B";
-    if (const auto* lx = gp.get_extension<lanes_extension>())
-      what += " lanes " + std::to_string(lx->lanes) + " x " + std::to_string(lx->lane_bytes) + " B mask " +
-              hex(lx->active_mask);
-    debug(debug_mem, arrival,
-          what + ": " + std::to_string(words) + " words in " + std::to_string(max_run) + " wavefronts from cycle " +
-              std::to_string(first) + ", data at " + std::to_string(done) + " (latency " + std::to_string(done - arrival) +
-              ")");
-  }
+  if (debugging(debug_mem)) debug_request(ps.adapter.index, gp, arrival, words, max_run, first, done);
   return {first, done};
+}
+
+// A Mem debug line for a request (out of line: the timing path stays as it is).
+void banked_memory::debug_request(std::size_t port, const tlm::tlm_generic_payload& gp, std::uint64_t arrival,
+                                  std::uint64_t words, std::uint64_t wavefronts, std::uint64_t first,
+                                  std::uint64_t done) const {
+  std::string what = "port" + std::to_string(port) + " " + (gp.is_read() ? "read " : "write ") + hex(gp.get_address()) +
+                     " " + std::to_string(gp.get_data_length()) + " B";
+  if (const auto* lx = gp.get_extension<lanes_extension>())
+    what += " lanes " + std::to_string(lx->lanes) + " x " + std::to_string(lx->lane_bytes) + " B mask " +
+            hex(lx->active_mask);
+  debug(debug_mem, arrival,
+        what + ": " + std::to_string(words) + " words in " + std::to_string(wavefronts) + " wavefronts from cycle " +
+            std::to_string(first) + ", data at " + std::to_string(done) + " (latency " + std::to_string(done - arrival) +
+            ")");
 }
 
 // The one-wavefront bookings not in the bank calendars yet go there.

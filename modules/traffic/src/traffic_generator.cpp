@@ -363,6 +363,7 @@ void traffic_generator::run_lt() {
     sc_core::sc_time delay = delay_until(f.issued);
     tracked_b_transport(out, gp, delay);
     const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    if (debugging(debug_tlm)) debug_lt(gp, f, done);
     gp.clear_extension(&f.ext);
     complete(gp, f, done);
     plan_.responded(f.serial, done);
@@ -395,6 +396,12 @@ void traffic_generator::run_at() {
   }
   while (outstanding_ > 0) wait(resp_ev_);
   done_ = true;
+}
+
+void traffic_generator::debug_lt(const tlm::tlm_generic_payload& gp, const inflight& f, std::uint64_t done) const {
+  debug(debug_tlm, f.issued,
+        "out b_transport " + describe(gp, f) + ": " + (gp.is_response_ok() ? "ok" : gp.get_response_string()) +
+            ", done " + std::to_string(done) + " (latency " + std::to_string(done - f.issued) + ")");
 }
 
 // Every legal answer to BEGIN_REQ. What it announces takes effect at the annotated time,

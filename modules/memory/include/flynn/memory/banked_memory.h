@@ -100,6 +100,10 @@ class banked_memory : public module, public golden_memory {
     std::uint64_t done = 0;   // last word delivered (BEGIN_RESP)
   };
 
+  [[gnu::cold, gnu::noinline]] void debug_request(std::size_t port, const tlm::tlm_generic_payload& gp,
+                                                 std::uint64_t arrival, std::uint64_t words,
+                                                 std::uint64_t wavefronts, std::uint64_t first,
+                                                 std::uint64_t done) const;
   // Validates a payload for a port; sets the response status and returns false on error.
   bool admit(tlm::tlm_generic_payload& gp, const port_state& ps) const;
   // Reserves port and banks for a request arriving at `arrival` (cycles).
