@@ -37,8 +37,7 @@ const std::vector<module::debug_flag_info>& module::debug_flags() {
                          "load/store unit's warp accesses and their transactions"},
       {debug_tlm, "TLM", "blocking TLM transactions a module sends: socket, command, address, size, lanes, "
                          "response, issue and response cycles"},
-      {debug_sched, "Sched", "scheduling: blocks launched and finished, warps finished, cycles without an issue "
-                             "and their cause"},
+      {debug_sched, "Sched", "scheduling: thread blocks launched into block slots, and the launch finished"},
       {debug_gmma, "GMMA", "wgmma phases (start barrier, operands, math, write-back) and mma.sync"},
       {debug_tma, "TMA", "bulk tensor copies: issue, rows, completion"},
       {debug_barrier, "Barrier", "bar.sync arrivals and releases, mbarrier operations"},

@@ -130,7 +130,7 @@ class module : public sc_core::sc_module {
     debug_exec = 1u << 0,     // instructions issued: warp, PC, active mask, the instruction
     debug_mem = 1u << 1,      // memory accesses as a memory or a load/store unit sees them
     debug_tlm = 1u << 2,      // TLM transactions sent: socket, command, address, size, lanes, latency
-    debug_sched = 1u << 3,    // scheduling: blocks launched, warps finished, cycles without an issue
+    debug_sched = 1u << 3,    // scheduling: blocks launched into block slots, the launch finished
     debug_gmma = 1u << 4,     // wgmma and mma.sync phases
     debug_tma = 1u << 5,      // bulk tensor copies
     debug_barrier = 1u << 6,  // barriers and mbarriers
