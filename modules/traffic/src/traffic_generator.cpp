@@ -398,6 +398,16 @@ void traffic_generator::run_at() {
   done_ = true;
 }
 
+// (Out of line, as debug_lt: the protocol paths, which a fault may leave by an exception,
+// keep frames without the strings' temporaries.)
+void traffic_generator::debug_phase(const tlm::tlm_generic_payload& gp, const inflight& f,
+                                    const tlm::tlm_phase& ph) const {
+  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  debug(debug_tlm, now,
+        std::string("out ") + ph.get_name() + " " + describe(gp, f) +
+            (ph == tlm::BEGIN_RESP ? ", latency " + std::to_string(now - f.issued) : ""));
+}
+
 void traffic_generator::debug_lt(const tlm::tlm_generic_payload& gp, const inflight& f, std::uint64_t done) const {
   debug(debug_tlm, f.issued,
         "out b_transport " + describe(gp, f) + ": " + (gp.is_response_ok() ? "ok" : gp.get_response_string()) +
@@ -410,8 +420,7 @@ void traffic_generator::begin_request(tlm::tlm_generic_payload& gp, inflight& f)
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   req_waiting_ = &gp;
-  if (debugging(debug_tlm))
-    debug(debug_tlm, to_cycles(sc_core::sc_time_stamp()), "out BEGIN_REQ " + describe(gp, f));
+  if (debugging(debug_tlm)) debug_phase(gp, f, tlm::BEGIN_REQ);
   const tlm::tlm_sync_enum r = out->nb_transport_fw(gp, ph, d);
   if (r == tlm::TLM_ACCEPTED) return;  // END_REQ and/or BEGIN_RESP follow on the backward path
   if (r == tlm::TLM_COMPLETED) {  // the target took the request; its response is final at t + d
@@ -481,12 +490,7 @@ void traffic_generator::handle_phase(tlm::tlm_generic_payload& gp, const tlm::tl
     protocol_fault(std::string(ph.get_name()) + " for a transaction no longer in flight");
     return;
   }
-  if (debugging(debug_tlm)) {
-    const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
-    debug(debug_tlm, now,
-          std::string("out ") + ph.get_name() + " " + describe(gp, it->second) +
-              (ph == tlm::BEGIN_RESP ? ", latency " + std::to_string(now - it->second.issued) : ""));
-  }
+  if (debugging(debug_tlm)) debug_phase(gp, it->second, ph);
   if (ph == tlm::END_REQ) {
     end_request(gp, it->second, "END_REQ");
     return;

@@ -132,6 +132,8 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
   };
 
   void run_lt();
+  [[gnu::cold, gnu::noinline]] void debug_phase(const tlm::tlm_generic_payload& gp, const inflight& f,
+                                                const tlm::tlm_phase& ph) const;
   [[gnu::cold, gnu::noinline]] void debug_lt(const tlm::tlm_generic_payload& gp, const inflight& f,
                                              std::uint64_t done) const;
   void run_at();
