@@ -302,7 +302,6 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   r.cycles = module::to_cycles_ceil(now, clock);
   r.sim_time_ps = now.value() / sc_core::sc_time(1, sc_core::SC_PS).value();
-  r.sim_time_ns = double(r.sim_time_ps) / 1000.0;
   for (auto* m : modules_) m->finish();
   if (r.failed()) {
     r.message += " (at cycle " + std::to_string(r.cycles) + ")";

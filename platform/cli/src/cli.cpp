@@ -475,7 +475,7 @@ int cmd_run(const options& o) {
   if (r.failed()) stats["message"] = r.message;
   stats["cycles"] = r.cycles;
   if (p.runs_program()) stats["instructions"] = p.instructions();
-  stats["sim_time_ns"] = r.sim_time_ns;
+  stats["sim_time_ns"] = r.sim_time_ns();
   stats["sim_time_ps"] = r.sim_time_ps;
   stats["checks"] = r.checks;
   stats["modules"] = json::object();

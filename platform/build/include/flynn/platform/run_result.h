@@ -14,7 +14,8 @@ struct run_result {
   std::vector<std::string> checks;  // functional checks passed, for the record
   std::uint64_t cycles = 0;
   std::uint64_t sim_time_ps = 0;  // simulated time, exact (the kernel resolves picoseconds)
-  double sim_time_ns = 0;         // the same in ns: sim_time_ps / 1000, correctly rounded
+  // The same in ns: sim_time_ps / 1000, correctly rounded.
+  double sim_time_ns() const { return double(sim_time_ps) / 1000.0; }
   // The simulated time in ns as exact decimal text ("569", "284.5").
   std::string sim_time_ns_text() const;
   bool failed() const { return state != status::ok; }
