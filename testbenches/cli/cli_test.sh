@@ -7,64 +7,12 @@
 # first failure.
 set -u
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 FLYNN_BINARY SOURCE_DIR" >&2
-  exit 2
-fi
-FLYNN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$2" && pwd)"
+source "$(dirname "$0")/lib.sh"
+cli_test_setup cli-test "$@"
 SHOWCASE="$SRC/scenarios/memory/showcase.json"
 BASE="$SRC/scenarios/memory/base.json"
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-
-[[ -x "$FLYNN" ]] || { echo "FAIL: $FLYNN is not an executable" >&2; exit 1; }
 [[ -f "$SHOWCASE" ]] || { echo "FAIL: $SHOWCASE is missing" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "FAIL: python3 is needed to read JSON" >&2; exit 1; }
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-cli-test.XXXXXX")"
-trap 'cd / && rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-
-checks=0
-pass() {
-  checks=$((checks + 1))
-  echo "ok $checks - $*"
-}
-fail() {
-  echo "FAIL - $*" >&2
-  if [[ -f "$WORK/.stdout" ]]; then
-    echo "--- stdout of the last flynn command:" >&2
-    head -c 4000 "$WORK/.stdout" >&2
-  fi
-  if [[ -f "$WORK/.stderr" ]]; then
-    echo "--- stderr of the last flynn command:" >&2
-    head -c 4000 "$WORK/.stderr" >&2
-  fi
-  exit 1
-}
-
-# Runs flynn with the given arguments; sets rc, leaves stdout/stderr in .stdout/.stderr.
-rc=0
-flynn() {
-  "$FLYNN" "$@" >"$WORK/.stdout" 2>"$WORK/.stderr"
-  rc=$?
-  LAST="flynn $*"
-}
-expect_rc() {
-  [[ $rc -eq $1 ]] || fail "$LAST: exit status $rc, expected $1"
-}
-stdout_has() {
-  grep -qF -- "$1" "$WORK/.stdout" || fail "$LAST: stdout does not contain '$1'"
-}
-stderr_has() {
-  grep -qF -- "$1" "$WORK/.stderr" || fail "$LAST: stderr does not contain '$1'"
-}
-# json_eval FILE PYTHON_EXPR (over `j`, the parsed file): prints the value.
-json_eval() {
-  python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))' "$1" "$2"
-}
 no_tmp_leftovers() {
   local left
   left="$(find "$WORK" -name '*.tmp-*' -print)"

@@ -5,15 +5,8 @@
 #
 # usage: trace_test.sh FLYNN_BINARY SOURCE_DIR
 set -u
-FLYNN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$2" && pwd)"
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-trace-test.XXXXXX")"
-trap 'cd / && rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-checks=0
-pass() { checks=$((checks + 1)); echo "ok $checks - $*"; }
-fail() { echo "FAIL - $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+cli_test_setup trace-test "$@"
 
 # Peak memory of a run (the child's maximum resident set, MB).
 peak_mb() {

@@ -6,42 +6,10 @@
 # usage: usability_test.sh FLYNN_BINARY SOURCE_DIR
 set -u
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 FLYNN_BINARY SOURCE_DIR" >&2
-  exit 2
-fi
-FLYNN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$2" && pwd)"
+source "$(dirname "$0")/lib.sh"
+cli_test_setup usability-test "$@"
 SHOWCASE="$SRC/scenarios/memory/showcase.json"
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 unset FLYNN_OUT
-
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-usability-test.XXXXXX")"
-trap 'cd / && rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-
-checks=0
-pass() {
-  checks=$((checks + 1))
-  echo "ok $checks - $*"
-}
-fail() {
-  echo "FAIL - $*" >&2
-  for f in stdout stderr; do
-    [[ -f "$WORK/.$f" ]] && { echo "--- $f of the last flynn command:" >&2; head -c 3000 "$WORK/.$f" >&2; }
-  done
-  exit 1
-}
-rc=0
-flynn() {
-  "$FLYNN" "$@" >"$WORK/.stdout" 2>"$WORK/.stderr"
-  rc=$?
-  LAST="flynn $*"
-}
-expect_rc() { [[ $rc -eq $1 ]] || fail "$LAST: exit status $rc, expected $1"; }
-stdout_has() { grep -qF -- "$1" "$WORK/.stdout" || fail "$LAST: stdout does not contain '$1'"; }
-stderr_has() { grep -qF -- "$1" "$WORK/.stderr" || fail "$LAST: stderr does not contain '$1'"; }
-json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
 # --- help of every command ---
 for cmd in run validate list sweep; do
@@ -91,10 +59,10 @@ pass "list TYPE shows one type: parameters, sockets and links, statistics, trace
 
 flynn list banked_memory --json
 expect_rc 0
-json_get "$WORK/.stdout" "d['type']" | grep -qx banked_memory || fail "$LAST: type"
-json_get "$WORK/.stdout" "[s['direction'] for s in d['sockets']]" | grep -qF "['target']" || fail "$LAST: sockets"
-json_get "$WORK/.stdout" "[s['name'] for s in d['statistics']]" | grep -qF "'bank_conflicts'" || fail "$LAST: statistics"
-json_get "$WORK/.stdout" "[s['name'] for s in d['trace_signals']]" | grep -qF "'bank0_busy'" || fail "$LAST: signals"
+json_eval "$WORK/.stdout" "j['type']" | grep -qx banked_memory || fail "$LAST: type"
+json_eval "$WORK/.stdout" "[s['direction'] for s in j['sockets']]" | grep -qF "['target']" || fail "$LAST: sockets"
+json_eval "$WORK/.stdout" "[s['name'] for s in j['statistics']]" | grep -qF "'bank_conflicts'" || fail "$LAST: statistics"
+json_eval "$WORK/.stdout" "[s['name'] for s in j['trace_signals']]" | grep -qF "'bank0_busy'" || fail "$LAST: signals"
 cp "$WORK/.stdout" mem.json
 flynn list banked_memory --markdown
 expect_rc 0
@@ -102,10 +70,10 @@ stdout_has "| socket | direction | protocol | lanes |"
 stdout_has "| statistic | kind | unit | description |"
 stdout_has "| \`bank_conflicts\` | counter |"
 # Every statistic of the JSON form is a row of the Markdown form (one is printed from the other).
-for s in $(json_get mem.json "' '.join(s['name'] for s in d['statistics'])"); do stdout_has "| \`$s\` |"; done
+for s in $(json_eval mem.json "' '.join(s['name'] for s in j['statistics'])"); do stdout_has "| \`$s\` |"; done
 flynn list --json
 expect_rc 0
-[[ $(json_get "$WORK/.stdout" "len(d)") -ge 13 ]] || fail "$LAST: fewer than 13 module types"
+[[ $(json_eval "$WORK/.stdout" "len(j)") -ge 13 ]] || fail "$LAST: fewer than 13 module types"
 flynn list simt_corr
 expect_rc 2
 stderr_has "list: expected a module type"
@@ -158,10 +126,10 @@ pass "negative counts, a directory and a missing file as scenario are named as s
 # Simulated time exactly: a 0.546 ns clock (calibration_h800_l2: many cycles of it).
 flynn run "$SRC/scenarios/gmma/calibration_h800_l2.json" --outdir t1
 expect_rc 0
-ps=$(json_get t1/stats.json "d['sim_time_ps']")
-cyc=$(json_get t1/stats.json "d['cycles']")
+ps=$(json_eval t1/stats.json "j['sim_time_ps']")
+cyc=$(json_eval t1/stats.json "j['cycles']")
 [[ $ps -eq $((cyc * 546)) ]] || fail "sim_time_ps $ps, expected cycles x 546 = $((cyc * 546))"
-ns=$(json_get t1/stats.json "repr(d['sim_time_ns'])")
+ns=$(json_eval t1/stats.json "repr(j['sim_time_ns'])")
 python3 -c "import sys; ps, ns = int(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if ns == ps / 1000 else 1)" "$ps" "$ns" ||
   fail "sim_time_ns $ns is not sim_time_ps / 1000 ($ps)"
 whole=$((ps / 1000)); frac=$(printf '%03d' $((ps % 1000)) | sed 's/0*$//')
@@ -207,7 +175,7 @@ expect_rc 0
 [[ -s "$WORK/.stdout" ]] && fail "$LAST: printed without --debug"
 flynn run "$DIV" --outdir dbg --quiet --debug Exec
 expect_rc 0
-issued=$(json_get dbg/stats.json "d['modules']['top.sm']['warp_instructions']")
+issued=$(json_eval dbg/stats.json "j['modules']['top.sm']['warp_instructions']")
 lines=$(grep -c ': top.sm: Exec: warp ' "$WORK/.stdout")
 [[ $lines -eq $issued ]] || fail "$LAST: $lines Exec lines, expected one per warp instruction ($issued)"
 grep -qE '^[0-9]+: top\.sm: Exec: warp [0-9]+ \(block [0-9]+\) pc [0-9]+ mask 0x[0-9a-f]+ [a-z]' "$WORK/.stdout" ||

@@ -7,8 +7,8 @@ In README.md and docs/**/*.md (or the documents named):
 
 - a fenced block preceded by the line `<!-- file: PATH -->` is written to PATH;
 - a ```console block is a session: each line starting with "$ " is a command, run by bash
-  in the document's working folder (`flynn` is the binary under test, `scripts/` the
-  source tree's, `scenarios/` and `sweeps/` copies of the source tree's); a trailing
+  in the document's working folder (`flynn` is the binary under test, `scripts/` and
+  `workloads/` the source tree's, `scenarios/` and `sweeps/` copies of the source tree's); a trailing
   "  # exit N" is the exit status it must end with (else 0). The lines after a command, up
   to the next one, must appear in its output (stdout and stderr), in that order, other
   lines between them allowed; in a line, "[...]" stands for any text; a line "..." is
@@ -89,7 +89,8 @@ def run_document(doc, flynn, src, counter):
         (bindir / "flynn").chmod(0o755)
         for d in ("scenarios", "sweeps"):
             shutil.copytree(src / d, work / d)
-        os.symlink(src / "scripts", work / "scripts")
+        for d in ("scripts", "workloads"):  # read only
+            os.symlink(src / d, work / d)
         env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
         env.pop("FLYNN_OUT", None)
         rel = doc.relative_to(src)

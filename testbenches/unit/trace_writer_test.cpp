@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <random>
 #include <sstream>
 
@@ -57,6 +60,42 @@ TEST_CASE("spill_sorter: the order of a sort with runs on disk equals an in-memo
     CHECK(out[i].seq == all[i].seq);
   }
   CHECK(s.size() == 0);
+}
+
+TEST_CASE("spill_sorter: its runs go to $TMPDIR, and a folder that cannot take them is named") {
+  struct tmpdir {
+    std::string old;
+    bool had;
+    explicit tmpdir(const char* v) : had(std::getenv("TMPDIR") != nullptr) {
+      if (had) old = std::getenv("TMPDIR");
+      ::setenv("TMPDIR", v, 1);
+    }
+    ~tmpdir() { had ? void(::setenv("TMPDIR", old.c_str(), 1)) : void(::unsetenv("TMPDIR")); }
+  };
+  {
+    const tmpdir t("/nonexistent/flynn-tmp");
+    spill_sorter<rec, by_key> s(16);  // 16 records in memory, the least it takes
+    for (std::uint64_t i = 0; i < 16; ++i) s.push(rec{i, i});
+    try {
+      s.push(rec{99, 99});  // the 17th record spills the first 16
+      FAIL("no error for a temporary folder that does not exist");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()).find("temporary file") != std::string::npos);
+    }
+  }
+  {
+    const tmpdir t(".");  // a folder that exists: the runs are made there, already unlinked
+    spill_sorter<rec, by_key> s(16);
+    for (std::uint64_t i = 0; i < 40; ++i) s.push(rec{40 - i, i});
+    CHECK(s.runs() == 2);
+    std::uint64_t last = 0, n = 0;
+    s.drain([&](const rec& r) {
+      CHECK(r.key >= last);
+      last = r.key;
+      ++n;
+    });
+    CHECK(n == 40);
+  }
 }
 
 TEST_CASE("perfetto_writer and vcd_writer: the same file whether events spill to disk or not") {

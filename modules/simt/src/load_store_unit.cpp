@@ -129,7 +129,7 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
   }
   if (debugging(debug_mem))
     debug(debug_mem, t,
-          "warp " + std::to_string(w.slot) + " " + (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text) +
+          "warp " + std::to_string(w.slot) + " " + simt::source_text(in) +
               ": " + std::to_string(lanes.size()) + " lanes of " + std::to_string(in.width) + " B from " +
               hex(addr[lanes.front()]) + ", " + std::to_string(groups.size()) +
               (in.sp == simt::space::global ? " transactions (coalesced)" : " requests"));
@@ -299,7 +299,7 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   warp& w = *mo.w;
   if (debugging(debug_mem))
     debug(debug_mem, to_cycles_ceil(at),
-          "warp " + std::to_string(w.slot) + " " + (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text) +
+          "warp " + std::to_string(w.slot) + " " + simt::source_text(in) +
               ": " + std::to_string(rq.lanes.size()) + " lanes at " + hex(gp->get_address()) +
               (store ? " written" : " back") +
               (why.empty() ? "" : " with an error: " + why));

@@ -348,7 +348,7 @@ void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
       const bool waits = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
       if (waits && t > w->issue_end)
         timeline_->slice(name(), track, std::string("waiting: ") + simt::mnemonic(in.code), to_time(w->issue_end), to_time(t));
-      timeline_->slice(name(), track, in.text.empty() ? simt::mnemonic(in.code) : in.text, to_time(t), to_time(t + dispatch));
+      timeline_->slice(name(), track, simt::source_text(in), to_time(t), to_time(t + dispatch));
       w->issue_end = t + dispatch;
     }
   if (debugging(debug_exec))
@@ -357,7 +357,7 @@ void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
       debug(debug_exec, t,
             "warp " + std::to_string(w->slot) + " (block " + std::to_string(blocks_[w->block].id) + ") pc " +
                 std::to_string(w->stack.back().pc) + " mask " + hex(w->stack.back().mask & ~w->exited) + " " +
-                (in.text.empty() ? std::string(simt::mnemonic(in.code)) : in.text));
+                simt::source_text(in));
     }
   for (warp* w : group) execute(*w, p_.operand_banks ? collect_operands(*w, t) : t, occupancy);
   executing_ = nullptr;

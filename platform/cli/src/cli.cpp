@@ -157,7 +157,7 @@ double peak_rss_mb() {
 }
 
 struct options {
-  std::string command, scenario, outdir, out_root, trace, trace_window, trace_modules, debug, debug_window,
+  std::string command, scenario, module_type, outdir, out_root, trace, trace_window, trace_modules, debug, debug_window,
       debug_modules;
   std::vector<std::string> sets, log_levels;
   std::vector<std::string> command_line;  // for provenance.json
@@ -179,7 +179,7 @@ std::uint64_t count_option(const std::string& option, const std::string& v) {
 options parse_args(const std::string& command, int argc, char** argv) {
   options o;
   o.command = command;
-  std::string max_cycles;
+  std::string max_cycles, operand;  // the scenario, or list's module type
   po::options_description desc;
   desc.add_options()("outdir", po::value<std::string>(&o.outdir))("out", po::value<std::string>(&o.outdir))(
       "out-root", po::value<std::string>(&o.out_root))(
@@ -191,9 +191,9 @@ options parse_args(const std::string& command, int argc, char** argv) {
       "json", po::bool_switch(&o.json_out))("help,h", po::bool_switch(&o.help))(
       "check-protocol", po::bool_switch(&o.check_protocol))(
       "log-level", po::value<std::vector<std::string>>(&o.log_levels)->composing())(
-      "scenario", po::value<std::string>(&o.scenario));
+      "operand", po::value<std::string>(&operand));
   po::positional_options_description pos;
-  pos.add("scenario", 1);
+  pos.add("operand", 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
@@ -201,6 +201,7 @@ options parse_args(const std::string& command, int argc, char** argv) {
   } catch (const po::error& e) {
     throw input_error("command line: " + std::string(e.what()) + " (see flynn " + command + " --help)");
   }
+  (command == "list" ? o.module_type : o.scenario) = operand;
   if (vm.count("max-cycles")) {
     o.max_cycles = count_option("--max-cycles", max_cycles);
     o.max_cycles_given = true;
@@ -303,20 +304,20 @@ int cmd_list(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
   std::vector<std::string> types = reg.names();
-  if (!o.scenario.empty()) {  // flynn list TYPE
-    if (!reg.find(o.scenario)) {
-      const std::string hint = did_you_mean(o.scenario, types);
+  if (!o.module_type.empty()) {
+    if (!reg.find(o.module_type)) {
+      const std::string hint = did_you_mean(o.module_type, types);
       std::string all;
       for (const auto& t : types) all += (all.empty() ? "" : ", ") + t;
       throw input_error("command line: list: expected a module type (" + all + ")" + (hint.empty() ? "" : "; " + hint) +
-                        ", found '" + o.scenario + "'");
+                        ", found '" + o.module_type + "'");
     }
-    types = {o.scenario};
+    types = {o.module_type};
   }
   json all = json::array();
   for (const auto& t : types) all.push_back(describe_module_type(reg, t));
   if (o.json_out) {
-    std::cout << (o.scenario.empty() ? all : all.front()).dump(2) << "\n";
+    std::cout << (o.module_type.empty() ? all : all.front()).dump(2) << "\n";
     return 0;
   }
   for (std::size_t i = 0; i < all.size(); ++i)

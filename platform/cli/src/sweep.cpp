@@ -27,6 +27,7 @@
 #include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/scenario.h"
+#include "flynn/platform/temp_file.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -301,7 +302,7 @@ std::vector<point_check> check_points(const sweep_spec& s, unsigned jobs) {
   bool stop = false;  // after a failure nothing new starts; those running finish
   while ((!stop && next < s.points.size()) || !running.empty()) {
     while (!stop && next < s.points.size() && running.size() < jobs) {
-      FILE* f = std::tmpfile();  // already unlinked: nothing is left behind
+      FILE* f = anonymous_temp_file();  // in $TMPDIR, already unlinked: nothing is left behind
       if (!f)
         throw std::runtime_error(std::string("sweep: cannot create a temporary file: ") +
                                  std::strerror(errno));

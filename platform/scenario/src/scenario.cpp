@@ -105,6 +105,20 @@ json read_json(const std::string& path) {
   return parse_json_text(path, ss.str());
 }
 
+// A value replaced as a whole takes the places under it with it: what the replaced value
+// held there (and what is now missing there) comes from the replacement's origin.
+void forget_origins_under(const std::string& path, std::map<std::string, std::string>& origin) {
+  if (path.empty()) {
+    origin.clear();
+    return;
+  }
+  for (auto it = origin.lower_bound(path); it != origin.end() && it->first.compare(0, path.size(), path) == 0;)
+    if (it->first.size() > path.size() && (it->first[path.size()] == '.' || it->first[path.size()] == '['))
+      it = origin.erase(it);
+    else
+      ++it;
+}
+
 void record_origin(const json& j, const std::string& path, const std::string& file,
                    std::map<std::string, std::string>& origin) {
   origin[path] = file;
@@ -118,6 +132,7 @@ void merge(json& base, const json& over, const std::string& path, const std::str
            std::map<std::string, std::string>& origin) {
   if (!base.is_object() || !over.is_object()) {
     base = over;
+    forget_origins_under(path, origin);
     record_origin(over, path, file, origin);
     return;
   }
@@ -220,6 +235,7 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
   }
   if (created_at) sd.origin[*created_at] = "--set " + assignment;
   *node = value;
+  forget_origins_under(walked, sd.origin);
   record_origin(value, walked, "--set " + assignment, sd.origin);
 }
 

@@ -201,5 +201,7 @@ inline unsigned coordinate_register(const instr& in, unsigned k) {
 int highest_register(const instr& in);
 bool is_sfu(op o);
 const char* mnemonic(op o);
+// The instruction as its source wrote it, or its mnemonic when built without source text.
+inline std::string source_text(const instr& in) { return in.text.empty() ? std::string(mnemonic(in.code)) : in.text; }
 
 }  // namespace flynn::simt

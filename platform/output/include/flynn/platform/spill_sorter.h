@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "flynn/platform/temp_file.h"
+
 namespace flynn {
 
 template <class T, class Less>
@@ -88,8 +90,8 @@ class spill_sorter {
   };
   void spill() {
     std::sort(mem_.begin(), mem_.end(), less_);
-    std::unique_ptr<FILE, closer> f(std::tmpfile());  // removed when closed, or when the process ends
-    if (!f) throw std::runtime_error("cannot create a temporary file for trace events");
+    std::unique_ptr<FILE, closer> f(anonymous_temp_file());  // in $TMPDIR, already unlinked
+    if (!f) throw std::runtime_error("cannot create a temporary file for trace events (in $TMPDIR or /tmp)");
     if (std::fwrite(mem_.data(), sizeof(T), mem_.size(), f.get()) != mem_.size())
       throw std::runtime_error("cannot write trace events to a temporary file (disk full?)");
     runs_.push_back(std::move(f));

@@ -1,0 +1,31 @@
+#include "flynn/platform/temp_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace flynn {
+
+std::FILE* anonymous_temp_file() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = (dir && *dir) ? dir : "/tmp";
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  path += "/flynn-XXXXXX";
+  std::vector<char> name(path.begin(), path.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return nullptr;
+  ::unlink(name.data());
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (!f) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+  }
+  return f;
+}
+
+}  // namespace flynn
