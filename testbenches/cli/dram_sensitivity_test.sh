@@ -21,15 +21,9 @@
 #   8. each run passes its golden check (data moves at the cycle the stage hands it on).
 #   usage: dram_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
-FLYNN="$1"
-SRC="$(cd "$2" && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-dram-sensitivity.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-M="$SRC/scenarios/memory"
-fail=0
-n=0
 . "$(dirname "$0")/sensitivity_lib.sh"
+sensitivity_setup dram-sensitivity "$@"
+M="$SRC/scenarios/memory"
 
 # 1. tCL.
 run chase "$M/dram_chase.json" --set modules.dram.refresh=false
@@ -99,5 +93,4 @@ check "TMA from the L2: the DRAM front end changes it by less than a cycle" "abs
 check "TMA from DRAM: refresh adds $(rt tdref) - $(rt td40), less than tRFC (350 ns = 641 cycles)" \
   "0 < $(rt tdref) - $(rt td40) < 350 / 0.546"
 
-[ $fail -eq 0 ] && echo "all memory-hierarchy sensitivity checks hold"
-exit $fail
+sensitivity_end "memory-hierarchy sensitivity"

@@ -28,16 +28,9 @@
 #      (at most warp instructions x (1 - 1/P) cycles saved); its memory waits stay.
 #   usage: ptx_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
-FLYNN="$1"
-SRC="$(cd "$2" && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-ptx-sensitivity.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-P="$SRC/scenarios/ptx"
-fail=0
-
-n=0
 . "$(dirname "$0")/sensitivity_lib.sh"
+sensitivity_setup ptx-sensitivity "$@"
+P="$SRC/scenarios/ptx"
 
 # 1. Padding.
 run naive "$P/transpose_naive.json"
@@ -117,5 +110,4 @@ check "sgemm: 1, 2, 4 sub-partitions, each at most as slow as the one before and
 check "sgemm: 2 sub-partitions save at most half the issue cycles" "$(stat sp2 cycles) >= $(stat sp1 cycles) - $wi / 2"
 check "sgemm: 4 sub-partitions save at most three quarters of them" "$(stat sp4 cycles) >= $(stat sp1 cycles) - $wi * 3 / 4"
 
-[ $fail -eq 0 ] && echo "all PTX sensitivity checks hold"
-exit $fail
+sensitivity_end "PTX sensitivity"

@@ -1,4 +1,24 @@
-# Helpers of the sensitivity tests (sourced): FLYNN, WORK, fail and n set by the caller.
+# Helpers of the sensitivity tests (sourced), after `set -uo pipefail`:
+#   . "$(dirname "$0")/sensitivity_lib.sh"
+#   sensitivity_setup NAME "$@"   # FLYNN, SRC, a temporary WORK; fail=0, n=0
+#   run TAG SCENARIO ARGS...; check "what" "python expression"; ...
+#   sensitivity_end                # prints the summary, exits with $fail
+
+# sensitivity_setup NAME FLYNN_BINARY SOURCE_DIR
+sensitivity_setup() {
+  FLYNN="$2"
+  SRC="$(cd "$3" && pwd)"
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-$1.XXXXXX")"
+  trap 'rm -rf "$WORK"' EXIT
+  export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+  fail=0
+  n=0
+}
+# sensitivity_end [WHAT]: "all N WHAT checks hold" when none failed; exits with $fail.
+sensitivity_end() {
+  [ $fail -eq 0 ] && echo "all $n ${1:-sensitivity} checks hold"
+  exit $fail
+}
 
 # run TAG SCENARIO ARGS...: runs, fails the test unless it exits 0.
 run() {

@@ -29,17 +29,10 @@
 #      fast leave less of it (the math, not the copies, is then what the run waits for).
 #   usage: sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
-FLYNN="$1"
-SRC="$(cd "$2" && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-sensitivity.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+. "$(dirname "$0")/sensitivity_lib.sh"
+sensitivity_setup sensitivity "$@"
 GEMM="$SRC/scenarios/gmma/h100_sm_gemm.json"
 CAL="$SRC/scenarios/gmma/calibration_h100_sm.json"
-fail=0
-n=0
-
-. "$(dirname "$0")/sensitivity_lib.sh"
 
 
 # 1. Latency behind the ring.
@@ -150,5 +143,4 @@ check "stage-data wait with the crossbar link at 64 -> 32 B a cycle: $(stat base
 check "stage-data wait with tensor cores a quarter as fast: $(stat base4 top.gmma.tc_idle_stage_wait) -> $(stat slow top.gmma.tc_idle_stage_wait), less" \
   "$(stat slow top.gmma.tc_idle_stage_wait) < $(stat base4 top.gmma.tc_idle_stage_wait)"
 
-[ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
-exit $fail
+sensitivity_end

@@ -13,15 +13,8 @@
 #      shorter than the issue time of its 152 warp instructions (4 cycles each).
 #   usage: simt_sensitivity_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
-FLYNN="$1"
-SRC="$(cd "$2" && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-simt-sensitivity.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-fail=0
-n=0
-
 . "$(dirname "$0")/sensitivity_lib.sh"
+sensitivity_setup simt-sensitivity "$@"
 
 # 1. saxpy against the global memory's latency.
 SAXPY="$SRC/scenarios/simt/saxpy.json"
@@ -39,19 +32,17 @@ check "saxpy with 4 in flight is shorter at every latency: $f100 < $s100, $f200 
   "$f100 < $s100 and $f200 < $s200 and $f400 < $s400"
 
 # 2. The tutorial's sweep of resident warps.
-mkdir -p "$WORK/doc"
+# The page's files, written where its sessions write them: beside a scenarios/ folder.
+mkdir -p "$WORK/doc" && ln -s "$SRC/scenarios" "$WORK/doc/scenarios"
 python3 - "$SRC/testbenches/docs" "$SRC/docs/tutorial.md" "$WORK/doc" <<'PY' || { echo "FAIL: cannot take the tutorial's files"; exit 1; }
 import pathlib, sys
 sys.path.insert(0, sys.argv[1])
 import doc_examples
-out = pathlib.Path(sys.argv[3])
 for kind, path, body, _ in doc_examples.blocks(pathlib.Path(sys.argv[2]).read_text()):
-    if kind == "file" and path.startswith("tutorial/"):
-        (out / path).parent.mkdir(parents=True, exist_ok=True)
-        (out / path).write_text("\n".join(body) + "\n")
+    if kind == "file":
+        doc_examples.write_file(pathlib.Path(sys.argv[3]), path, body)
 PY
 CLAMP="$WORK/doc/tutorial/clamp.json"
-sed -i 's|"\.\./scenarios/|"'"$SRC"'/scenarios/|' "$CLAMP"
 for w in 1 2 4 8; do run "w$w" "$CLAMP" --set "modules.sm.max_warps=$w"; done
 w1=$(stat w1 cycles) w2=$(stat w2 cycles) w4=$(stat w4 cycles) w8=$(stat w8 cycles)
 m1=$(stat w1 top.sm.idle_cycles_memory) m2=$(stat w2 top.sm.idle_cycles_memory)
@@ -62,5 +53,4 @@ check "1 -> 2 warps: $w1 -> $w2 cycles, half within 5%" "abs(2 * $w2 - $w1) <= 0
 check "idle on memory: $m1, $m2, $m4, $m8 cycles, less with each" "$m1 > $m2 > $m4 > $m8"
 check "8 warps: $w8 cycles, at least the issue time of $i8 warp instructions at 4 cycles" "$i8 == 152 and $w8 >= 4 * $i8"
 
-[ $fail -eq 0 ] && echo "all $n sensitivity checks hold"
-exit $fail
+sensitivity_end

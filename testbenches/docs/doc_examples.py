@@ -79,6 +79,13 @@ def check_output(expected, output):
     return None
 
 
+def write_file(root, path, body):
+    """Writes a file block's lines to root/path."""
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(body) + "\n")
+
+
 def run_document(doc, flynn, src, counter):
     work = pathlib.Path(tempfile.mkdtemp(prefix="flynn-doc-"))
     failures = 0
@@ -96,9 +103,7 @@ def run_document(doc, flynn, src, counter):
         rel = doc.relative_to(src)
         for kind, info, body, line in blocks(doc.read_text()):
             if kind == "file":
-                path = work / info
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text("\n".join(body) + "\n")
+                write_file(work, info, body)
                 continue
             cmds = []
             for n, l in enumerate(body):

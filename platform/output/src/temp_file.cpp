@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
 namespace flynn {
 
@@ -14,11 +13,9 @@ std::FILE* anonymous_temp_file() {
   std::string path = (dir && *dir) ? dir : "/tmp";
   if (path.size() > 1 && path.back() == '/') path.pop_back();
   path += "/flynn-XXXXXX";
-  std::vector<char> name(path.begin(), path.end());
-  name.push_back('\0');
-  const int fd = ::mkstemp(name.data());
+  const int fd = ::mkstemp(path.data());  // fills in the X's
   if (fd < 0) return nullptr;
-  ::unlink(name.data());
+  ::unlink(path.c_str());
   std::FILE* f = ::fdopen(fd, "w+b");
   if (!f) {
     const int saved = errno;
