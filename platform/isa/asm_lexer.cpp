@@ -100,7 +100,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) { return excerpt(s); }
 
 bool valid_label_name(const std::string& s) {
   if (s.empty()) return false;

@@ -5,9 +5,11 @@
 // one platform.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -559,8 +561,13 @@ TEST_CASE(
     std::ofstream out(t.path("cray_base.json"), std::ios::app);
     out << "\n";
   }
-  const flynn::run_record changed = flynn::make_run_record(p, sd, 1234);
+  // The record holds the files as the scenario was loaded from them (not read again): a
+  // change shows in a scenario loaded after it.
+  CHECK(flynn::make_run_record(p, sd, 1234).inputs[1].text == r.inputs[1].text);
+  const flynn::scenario_doc reloaded = flynn::load_scenario_doc(t.path("average_vector.json"));
+  const flynn::run_record changed = flynn::make_run_record(p, reloaded, 1234);
   CHECK(changed.inputs[1].text != r.inputs[1].text);
+  CHECK(changed.fingerprint != flynn::make_run_record(p, sd, 1234).fingerprint);
 
   const nlohmann::json prov =
       flynn::provenance_json(r, {"flynn", "run", "x.json"}, {"modules.mem.banks=8"}, t.path("out"));
@@ -597,4 +604,106 @@ TEST_CASE("golden checks find memories and traffic through their interfaces, and
   p.verify(bad);
   CHECK(bad.state == flynn::run_result::status::mismatch);
   CHECK(bad.message == "top.mem: contents differ from the golden model at byte " + flynn::hex(60000));
+}
+
+// ---- bounded, inert input (docs/security.md) ---------------------------------------------
+
+TEST_CASE("excerpts of input are short, quoted and escaped; messages carry no control characters") {
+  CHECK(flynn::excerpt("loop") == "'loop'");
+  CHECK(flynn::excerpt("a\nb\t\x1b[31m'\\\xff") == "'a\\nb\\t\\x1b[31m\\'\\\\\\xff'");
+  CHECK(flynn::excerpt(std::string(5000, 'A')) == "'" + std::string(40, 'A') + "...'");
+  CHECK(flynn::excerpt("abcdef", 3) == "'abc...'");
+  const flynn::input_error e(std::string("x: found \x1b[2J\0y", 15));
+  CHECK(std::string(e.what()) == "x: found \\x1b[2J\\x00y");
+  CHECK(flynn::input_error::printable("two\nlines\tand a tab") == "two\nlines\tand a tab");
+}
+
+TEST_CASE("only regular files are read, at most 16 MiB of them") {
+  temp_folder t("read-source");
+  CHECK_THROWS_WITH(flynn::read_source("/dev/zero", "a kernel file"),
+                    "/dev/zero: expected a kernel file, found a character device (only regular files are read)");
+  CHECK_THROWS_WITH(flynn::read_source(t.dir.string(), "a kernel file"),
+                    Contains("expected a kernel file, found a directory"));
+  const std::string fifo = t.path("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(flynn::read_source(fifo, "a PTX file"), Contains("expected a PTX file, found a FIFO"));
+  {
+    std::ofstream big(t.path("big"), std::ios::binary);
+    big << std::string(flynn::max_input_bytes + 1, ' ');
+  }
+  CHECK_THROWS_WITH(flynn::read_source(t.path("big"), "a scenario file (JSON)"),
+                    Contains("expected a scenario file (JSON) of at most 16 MiB, found 16777217 bytes"));
+  t.write("ok.s", "halt\n");
+  CHECK(flynn::read_source(t.path("ok.s")) == "halt\n");
+}
+
+TEST_CASE("JSON deeper than 64 levels is refused before it is parsed, with its position") {
+  const std::string ok = std::string(64, '[') + std::string(64, ']');
+  CHECK_NOTHROW(flynn::parse_json_text("x.json", ok));
+  CHECK_THROWS_WITH(flynn::parse_json_text("x.json", "{\"a\": " + std::string(65, '[') + std::string(65, ']') + "}"),
+                    "x.json:1:70: expected JSON nested at most 64 levels deep, found deeper nesting");
+  // (the 64th "[" is the 65th level, after the object); brackets inside strings do not count.
+  CHECK_NOTHROW(flynn::parse_json_text("x.json", "[\"" + std::string(100, '[') + "\\\"\"]"));
+}
+
+TEST_CASE("origins: a value's file is its nearest recorded ancestor's; replacing a value forgets below it") {
+  flynn::origin_map o;
+  o.set("", "base.json");
+  o.set("modules.m.banks", "child.json");
+  o.set("bindings[0]", "--set bindings.0=[]");
+  CHECK(o.lookup("modules.m.banks", "f") == "child.json");
+  CHECK(o.lookup("modules.m.size_bytes", "f") == "base.json");
+  CHECK(o.lookup("bindings[0][1]", "f") == "--set bindings.0=[]");
+  o.forget_under("modules.m");
+  CHECK(o.lookup("modules.m.banks", "f") == "base.json");
+  flynn::origin_map empty;
+  CHECK(empty.lookup("a.b", "fallback.json") == "fallback.json");
+}
+
+TEST_CASE("an extends chain longer than 32 files is bad input, named at the file that goes on") {
+  temp_folder t("long-chain");
+  for (int i = 0; i < 40; ++i)
+    t.write("c" + std::to_string(i) + ".json", "{\"extends\": \"c" + std::to_string(i + 1) + ".json\"}");
+  t.write("c40.json", "{\"name\": \"c\"}");
+  CHECK_THROWS_WITH(flynn::load_scenario_doc(t.path("c0.json")),
+                    Contains("c31.json: extends: expected a chain of at most 32 files (the scenario included), found a "
+                             "longer chain"));
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(t.path("c9.json"));  // 32 files: fine
+  CHECK(sd.sources.size() == 32);
+  CHECK(sd.sources.front().first == t.path("c9.json"));
+}
+
+TEST_CASE("memory budget: sizes with units, from the option or the environment") {
+  CHECK(flynn::memory_budget::from("8G").bytes == (std::uint64_t(8) << 30));
+  CHECK(flynn::memory_budget::from("512MiB").bytes == (std::uint64_t(512) << 20));
+  CHECK(flynn::memory_budget::from("1000").bytes == 1000);
+  CHECK(flynn::memory_budget::from("2t").bytes == (std::uint64_t(2) << 40));
+  CHECK_THROWS_WITH(flynn::memory_budget::from("12x"), Contains("--memory-budget: expected a size in bytes"));
+  CHECK_THROWS_WITH(flynn::memory_budget::from("0"), Contains("expected a size from 1 byte"));
+  ::setenv("FLYNN_MEMORY_BUDGET", "3G", 1);
+  CHECK(flynn::memory_budget::from("").bytes == (std::uint64_t(3) << 30));
+  CHECK(flynn::memory_budget::from("").source == "$FLYNN_MEMORY_BUDGET");
+  ::unsetenv("FLYNN_MEMORY_BUDGET");
+  CHECK(flynn::memory_budget::from("").bytes == flynn::memory_budget::default_bytes);
+  CHECK(flynn::bytes_text(1536) == "1.5 KiB");
+  CHECK(flynn::bytes_text(std::uint64_t(8) << 30) == "8 GiB");
+}
+
+TEST_CASE("a platform over the memory budget is bad input before any module is built") {
+  temp_folder t("budget");
+  t.write("s.json", R"({"name": "s", "modules": {
+      "mem": {"type": "banked_memory", "size_bytes": 67108864},
+      "gen": {"type": "traffic_generator", "streams": [{"kind": "linear", "count": 4}]}},
+      "bindings": [["gen.out", "mem.port0"]]})");
+  const flynn::scenario_doc sd = flynn::load_scenario_doc(t.path("s.json"));
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  // 64 MiB of contents weigh 256 MiB with the golden checks' copies: over 200 MiB.
+  flynn::memory_budget b;
+  b.bytes = std::uint64_t(200) << 20;
+  b.source = "a test";
+  CHECK_THROWS_WITH(flynn::platform(sd, reg, false, b),
+                    Contains("modules.mem: expected model memory within the memory budget of 200 MiB (a test), found "
+                             "256 MiB in all: modules.mem 256 MiB (64 MiB of memory contents, four times"));
+  CHECK(sc_core::sc_get_top_level_objects().empty());  // nothing was built
 }

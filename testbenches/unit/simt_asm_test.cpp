@@ -287,9 +287,11 @@ TEST_CASE("asm: kernel names and files") {
   CHECK(fk.file == path);
   CHECK(fk.name == "simt_asm_test_tmp_kernel");
   CHECK(fk.code.size() == 2);
-  CHECK_THROWS_WITH(assemble_file("/nonexistent/k.s"), "/nonexistent/k.s: cannot read file");
+  CHECK_THROWS_WITH(assemble_file("/nonexistent/k.s"),
+                    "/nonexistent/k.s: expected a kernel file (SIMT assembly), found nothing (no such file)");
   CHECK_THROWS_AS(assemble_file("/nonexistent/k.s"), flynn::input_error);
-  CHECK_THROWS_WITH(assemble_file("/"), "/: cannot read file");
+  CHECK_THROWS_WITH(assemble_file("/"),
+                    "/: expected a kernel file (SIMT assembly), found a directory (only regular files are read)");
 }
 
 // ---- assembler: errors --------------------------------------------------------------

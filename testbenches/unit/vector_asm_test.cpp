@@ -309,7 +309,11 @@ TEST_CASE("asm: assemble_file reads a file and reports unreadable ones") {
   std::remove(path.c_str());
   CHECK(p.file == path);
   CHECK(p.code.size() == 2);
-  CHECK_THROWS_WITH(assemble_file("/nonexistent/x.s"), "/nonexistent/x.s: cannot read file");
+  CHECK_THROWS_WITH(assemble_file("/nonexistent/x.s"),
+                    "/nonexistent/x.s: expected a program file (vector assembly), found nothing (no such file)");
+  CHECK_THROWS_WITH(assemble_file("/dev/zero"),
+                    "/dev/zero: expected a program file (vector assembly), found a character device (only regular "
+                    "files are read)");
   CHECK_THROWS_AS(assemble_file("/nonexistent/x.s"), flynn::input_error);
 }
 

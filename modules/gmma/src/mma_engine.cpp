@@ -35,6 +35,12 @@ void mma_engine_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint mma_engine_params::footprint() const {
+  // A and B (2-byte elements), C and D (4-byte), and the units' operand slices.
+  const std::uint64_t mk = std::uint64_t(m) * k, kn = std::uint64_t(k) * n, mn = std::uint64_t(m) * n;
+  return {2 * mk + 2 * kn + 8 * mn + 4 * (mk + kn), 0};
+}
+
 std::vector<param_issue> mma_engine_params::check() const {
   std::vector<param_issue> r;
   if (scope_threads != 8 && scope_threads != 32 && scope_threads != 128)

@@ -51,6 +51,14 @@ void banked_memory_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint banked_memory_params::footprint() const {
+  // The data, the first level of the three per-word record tables (their pages are made as
+  // words get records, while it runs) and the bank calendars.
+  const std::uint64_t words = size_bytes / word_bytes;
+  const std::uint64_t calendars = std::uint64_t(banks) * (multiported_banks ? ports() : 1);
+  return {3 * 8 * (words / 4096 + 1) + 64 * calendars + 2048 * std::uint64_t(ports()), size_bytes};
+}
+
 std::vector<param_issue> banked_memory_params::check() const {
   std::vector<param_issue> r;
   auto pow2 = [](std::uint64_t x) { return x && !(x & (x - 1)); };

@@ -38,6 +38,11 @@ void cache_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint cache_params::footprint() const {
+  // The tag array (32 B a line) and the MSHRs.
+  return {32 * (capacity() / line_bytes) + 64 * std::uint64_t(mshrs) * mshr_targets, 0};
+}
+
 std::vector<param_issue> cache_params::check() const {
   std::vector<param_issue> r;
   auto pow2 = [&](const char* f, unsigned x) {

@@ -27,6 +27,10 @@ void crossbar_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint crossbar_params::footprint() const {
+  return {2048 * (std::uint64_t(ports) + outputs), 0};  // calendars and sockets per link
+}
+
 std::vector<param_issue> crossbar_params::check() const {
   std::vector<param_issue> r;
   if (interleave_bytes & (interleave_bytes - 1))

@@ -55,6 +55,12 @@ void dram_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "DRAM clock period (tCK): every cycle count above is in it"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint dram_params::footprint() const {
+  // A calendar per bank and a queue per pseudo-channel.
+  const std::uint64_t pcs = std::uint64_t(channels) * pseudo_channels;
+  return {pcs * (64 * std::uint64_t(bank_groups) * banks + 256 * std::uint64_t(queue_depth) + 256), 0};
+}
+
 std::vector<param_issue> dram_params::check() const {
   std::vector<param_issue> r;
   auto pow2 = [&](const char* f, unsigned x) {

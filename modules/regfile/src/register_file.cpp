@@ -16,6 +16,10 @@ void register_file_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint register_file_params::footprint() const {
+  return {1024 * std::uint64_t(banks) + 64 * std::uint64_t(result_queue), 0};  // bank queues, result queue
+}
+
 register_file::register_file(const sc_core::sc_module_name& name, const params& p)
     : module(name, p.clock_ns), port("port"), p_(p), busy_(p.banks) {
   port.register_b_transport(this, &register_file::b_transport);

@@ -71,6 +71,11 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint simt_core_params::footprint() const {
+  // Per warp slot its state and up to 256 registers of warp_size lanes.
+  return {std::uint64_t(max_warps) * (4096 + 256 * 4 * std::uint64_t(warp_size)), 0};
+}
+
 std::vector<param_issue> simt_core_params::check() const {
   std::vector<param_issue> r;
   if (lanes > warp_size)

@@ -77,6 +77,13 @@ void traffic_generator_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint traffic_generator_params::footprint() const {
+  // The latency histogram and, for AT, a payload and its records per outstanding request.
+  std::uint64_t largest = 8;
+  for (const auto& s : streams) largest = std::max<std::uint64_t>(largest, std::uint64_t(s.size) * (s.lanes ? s.lanes : 1));
+  return {8 * (std::uint64_t(histogram_buckets) + 1) + (at ? std::uint64_t(max_outstanding) * (largest + 1024) : 0), 0};
+}
+
 std::vector<param_issue> traffic_generator_params::check() const {
   std::vector<param_issue> r;
   if (streams.empty()) r.push_back({"streams", "at least one stream", "[]"});

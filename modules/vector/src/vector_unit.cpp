@@ -43,6 +43,12 @@ void vector_unit_params::visit(param_visitor& v) {
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
 
+param_footprint vector_unit_params::footprint() const {
+  // Eight vector registers of max_vl 64-bit elements, with their per-element ready and
+  // read-until cycles.
+  return {8 * 24 * std::uint64_t(max_vl), 0};
+}
+
 std::vector<param_issue> vector_unit_params::check() const {
   std::vector<param_issue> r;
   if (ports() == 0)

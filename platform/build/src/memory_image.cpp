@@ -40,7 +40,7 @@ std::string element_text(std::uint64_t x, memory_image::kind k) {
 }  // namespace
 
 memory_image parse_image(const json& e, const std::string& path, const scenario_doc& sd, unsigned elem_bytes,
-                         bool init, const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                         std::uint64_t memory_bytes, bool init, const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
                          const std::vector<std::string>& symbols) {
   auto fail = [&](const std::string& p, const std::string& expected, const std::string& found) {
     throw input_error(sd.origin_of(p), p, expected, found);
@@ -54,7 +54,7 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
       const std::string hint = did_you_mean(it.key(), keys);
       fail(path + "." + it.key(), "an image key (values, floats, iota, fill, random, random_floats, ...)" +
                                       (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   memory_image img;
   if (e.contains("symbol")) {
@@ -69,11 +69,21 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
   } else {
     fail(path, "\"symbol\" or \"address\"", "neither");
   }
+  // An image must fit in its memory: checked on the count, before anything is generated.
+  auto fits = [&](const std::string& key, std::uint64_t n) {
+    if (img.address > memory_bytes || n > (memory_bytes - img.address) / elem_bytes)
+      fail(path + "." + key, "an image inside the memory (" + std::to_string(memory_bytes) + " bytes)",
+           std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " B at byte address " +
+               std::to_string(img.address));
+  };
   auto count = [&](const char* k) {
     if (!e[k].is_number_unsigned() || e[k].get<std::uint64_t>() > (std::uint64_t(1) << 27))
       fail(path + "." + k, "an element count up to 2^27", json_kind(e[k]));
+    fits(k, e[k].get<std::uint64_t>());
     return e[k].get<std::uint64_t>();
   };
+  for (const char* k : {"values", "floats", "doubles"})
+    if (e.contains(k) && e[k].is_array()) fits(k, e[k].size());
   auto num = [&](const char* k, std::int64_t def) -> std::int64_t {
     if (!e.contains(k)) return def;
     if (!e[k].is_number_integer()) fail(path + "." + k, "an integer", json_kind(e[k]));

@@ -3,6 +3,8 @@
 #include "flynn/tlm/protocol_checker.h"
 
 #include <cmath>
+#include <iterator>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 
@@ -77,7 +79,50 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-platform::platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol)
+std::string bytes_text(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(bytes);
+  std::size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  std::ostringstream o;
+  if (u == 0 || v >= 100 || v == std::floor(v)) o << std::fixed << std::setprecision(0) << v;
+  else o << std::fixed << std::setprecision(1) << v;
+  return o.str() + " " + units[u];
+}
+
+memory_budget memory_budget::from(const std::string& option) {
+  memory_budget b;
+  std::string text = option, what = "--memory-budget";
+  if (text.empty()) {
+    const char* env = std::getenv("FLYNN_MEMORY_BUDGET");
+    if (!env || !*env) return b;
+    text = env;
+    what = "$FLYNN_MEMORY_BUDGET";
+  }
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  std::string unit = text.substr(digits);
+  if (unit.size() == 3 && unit[1] == 'i' && (unit[2] == 'B' || unit[2] == 'b')) unit = unit.substr(0, 1);
+  static const std::string units = "KMGT";
+  const std::size_t shift = unit.empty() ? 0 : unit.size() == 1 && units.find(char(std::toupper(unit[0]))) != std::string::npos
+                                                   ? 10 * (units.find(char(std::toupper(unit[0]))) + 1)
+                                                   : 99;
+  if (digits == 0 || digits > 12 || shift == 99)
+    throw input_error("command line: " + what + ": expected a size in bytes with an optional K, M, G or T (8G, 512M), found " +
+                      excerpt(text));
+  const std::uint64_t n = std::stoull(text.substr(0, digits));
+  if (n == 0 || (shift && n > (std::uint64_t(1) << (63 - shift))))
+    throw input_error("command line: " + what + ": expected a size from 1 byte to 8 EiB, found " + excerpt(text));
+  b.bytes = n << shift;
+  b.source = what;
+  return b;
+}
+
+platform::platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol,
+                   const memory_budget& budget)
     : sd_(sd), spec_(parse_scenario(sd)), links_types_(registry.links()), check_protocol_(check_protocol) {
   resolved_ = json::object();
   resolved_["name"] = spec_.name;
@@ -88,6 +133,7 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
 
   // Validate every module's parameters before constructing anything.
   std::vector<const module_type*> types;
+  std::vector<param_footprint> footprints;
   for (const auto& m : spec_.modules) {
     const module_type* t = registry.find(m.type);
     if (!t) {
@@ -95,25 +141,28 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
       throw input_error(sd.origin_of(m.path + ".type"), m.path + ".type",
                         "a module type (" + joined(registry.names()) + ")" +
                             (hint.empty() ? "" : "; " + hint),
-                        "'" + m.type + "'");
+                        excerpt(m.type, 80));
     }
     types.push_back(t);
     json src = *m.params;
     if (!src.contains("clock_ns")) src["clock_ns"] = spec_.clock_ns;  // platform clock
     json out = json::object();
     json_binder b(src, out, m.path, sd, {"type"});
-    const auto issues = t->check(b);
+    const auto report = t->check(b);
     b.reject_unknown();
-    if (!issues.empty()) {
-      const auto& i = issues.front();
+    if (!report.issues.empty()) {
+      const auto& i = report.issues.front();
       const std::string p = join_path(m.path, i.field);
       throw input_error(sd.origin_of(p), p, i.expected, i.found);
     }
+    footprints.push_back(report.footprint);
     json entry = json::object();
     entry["type"] = m.type;
     entry.update(out);
     resolved_["modules"][m.name] = entry;
   }
+
+  check_memory_budget(footprints, budget);
 
   top_ = std::make_unique<top_module>("top", [&] {
     for (std::size_t i = 0; i < spec_.modules.size(); ++i) {
@@ -146,6 +195,32 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
 
 platform::~platform() = default;
 
+// Model memory against the budget, before anything is allocated: the modules' own state and
+// their memory contents four times over (see memory_budget).
+void platform::check_memory_budget(const std::vector<param_footprint>& footprints, const memory_budget& budget) const {
+  std::vector<std::pair<long double, std::size_t>> weight;  // (bytes, module), in long double: no overflow
+  long double total = 0;
+  for (std::size_t i = 0; i < footprints.size(); ++i) {
+    const long double w = (long double)footprints[i].state_bytes + 4.0L * (long double)footprints[i].contents_bytes;
+    weight.emplace_back(w, i);
+    total += w;
+  }
+  if (total <= (long double)budget.bytes) return;
+  std::stable_sort(weight.begin(), weight.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string largest;
+  for (std::size_t k = 0; k < weight.size() && k < 3 && weight[k].first > 0; ++k) {
+    const auto& f = footprints[weight[k].second];
+    largest += std::string(k ? "; " : "") + "modules." + spec_.modules[weight[k].second].name + " " +
+               bytes_text(std::uint64_t(std::min(weight[k].first, 1.8e19L)));
+    if (f.contents_bytes)
+      largest += " (" + bytes_text(f.contents_bytes) + " of memory contents, four times with the golden checks' copies)";
+  }
+  const std::string& heaviest = spec_.modules[weight.front().second].path;
+  throw input_error(sd_.origin_of(heaviest), heaviest,
+                    "model memory within the memory budget of " + bytes_text(budget.bytes) + " (" + budget.source + ")",
+                    bytes_text(std::uint64_t(std::min(total, 1.8e19L))) + " in all: " + largest);
+}
+
 module* platform::find(const std::string& instance) const {
   for (auto* m : modules_)
     if (instance == m->basename()) return m;
@@ -177,7 +252,7 @@ void platform::bind_all() {
     if (!m)
       throw input_error(file, path, "\"instance.socket\" naming an instance of this scenario (" +
                                         joined(instances) + ")",
-                        "'" + ref + "'");
+                        excerpt(ref, 80));
     const std::string sock = ref.substr(dot + 1);
     const auto names = socket_names(*m, links_types_);
     for (auto* c : m->get_child_objects())
@@ -185,7 +260,7 @@ void platform::bind_all() {
     const std::string hint = did_you_mean(sock, names);
     throw input_error(file, path, "a socket of " + ref.substr(0, dot) + " (" + joined(names) + ")" +
                                       (hint.empty() ? "" : "; " + hint),
-                      "'" + sock + "'");
+                      excerpt(sock, 80));
   };
   for (const auto& b : spec_.bindings) {
     const std::string file = sd_.origin_of(b.path);
@@ -197,14 +272,14 @@ void platform::bind_all() {
     if (link) {  // a non-TLM link: port -> export of one interface
       if (!link->is_port(io))
         throw input_error(file, index_path(b.path, 0), "a " + link->interface_name + " port",
-                          "'" + b.initiator + "', a " + std::string(io->kind()));
+                          excerpt(b.initiator, 80) + ", a " + std::string(io->kind()));
       if (!link->is_export(to))
         throw input_error(file, index_path(b.path, 1), "a " + link->interface_name + " export",
-                          "'" + b.target + "', a " + std::string(to->kind()));
+                          excerpt(b.target, 80) + ", a " + std::string(to->kind()));
       for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
         if (!bound.insert(ref).second)
           throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
-                            "a socket bound only once", "'" + ref + "' bound again");
+                            "a socket bound only once", excerpt(ref, 80) + " bound again");
       link->bind(io, to);
       links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
       continue;
@@ -213,14 +288,14 @@ void platform::bind_all() {
     auto* t = dynamic_cast<base_target*>(to);
     if (!i)
       throw input_error(file, index_path(b.path, 0), "an initiator socket (TLM-2.0 base protocol)",
-                        "'" + b.initiator + "', a " + std::string(io->kind()));
+                        excerpt(b.initiator, 80) + ", a " + std::string(io->kind()));
     if (!t)
       throw input_error(file, index_path(b.path, 1), "a target socket (TLM-2.0 base protocol)",
-                        "'" + b.target + "', a " + std::string(to->kind()));
+                        excerpt(b.target, 80) + ", a " + std::string(to->kind()));
     for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
       if (!bound.insert(ref).second)
         throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
-                          "a socket bound only once", "'" + ref + "' bound again");
+                          "a socket bound only once", excerpt(ref, 80) + " bound again");
     if (check_protocol_) {  // initiator -> checker -> target
       std::string n = "protocol_" + b.initiator + "_" + b.target;
       std::replace(n.begin(), n.end(), '.', '_');
@@ -257,7 +332,7 @@ void platform::bind_all() {
       const std::string hint = did_you_mean(c.stat, names);
       throw input_error(sd_.origin_of(c.path), c.path + ".stat",
                         "a statistic of the platform (module.stat, e.g. top.sm.ipc)" + (hint.empty() ? "" : "; " + hint),
-                        "'" + c.stat + "'");
+                        excerpt(c.stat, 80));
     }
   }
 }

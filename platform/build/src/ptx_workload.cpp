@@ -181,7 +181,7 @@ void ptx_workload::set_params(const json& spec) {
         name = v.get<std::string>();
       } else {
         for (auto f = v.begin(); f != v.end(); ++f)
-          if (f.key() != "buffer" && f.key() != "offset") fail(path + "." + f.key(), "\"buffer\" or \"offset\"", "unknown key '" + f.key() + "'");
+          if (f.key() != "buffer" && f.key() != "offset") fail(path + "." + f.key(), "\"buffer\" or \"offset\"", "unknown key " + excerpt(f.key()));
         if (!v.contains("buffer") || !v["buffer"].is_string())
           fail(path + ".buffer", "a buffer name", v.contains("buffer") ? json_kind(v["buffer"]) : "nothing (missing)");
         name = v["buffer"].get<std::string>();
@@ -259,7 +259,7 @@ tensor_descriptor ptx_workload::tensor_map(const json& e, const std::string& pat
       fail(path + "." + it.key(),
            "a cuTensorMapEncodeTiled field (data_type, rank, global_address, global_dim, global_strides, box_dim, "
            "element_strides, interleave, swizzle, l2_promotion, oob_fill)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   for (const char* key : {"data_type", "rank", "global_address", "global_dim", "global_strides", "box_dim"})
     if (!e.contains(key)) fail(path + "." + key, "the tensor map's " + std::string(key), "nothing (missing)");
@@ -359,7 +359,7 @@ void ptx_workload::parse_reference(const json& spec) {
   for (auto it = g.begin(); it != g.end(); ++it)
     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
       fail("workload.reference.gemm." + it.key(), "a, b, c, m, n, k, tolerance, type or b_transposed",
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
   if (g.contains("type")) {
     if (!g["type"].is_string() || (g["type"] != "f32" && g["type"] != "bf16"))
       fail("workload.reference.gemm.type", "\"f32\" or \"bf16\" (the type of A and B)", json_kind(g["type"]));
@@ -408,7 +408,7 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
       fail("workload." + it.key(),
            "a PTX workload key (ptx, kernel, core, memory, grid, block, dynamic_shared_bytes, buffers, params, init, "
            "expect, reference)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   for (const char* k : {"ptx", "kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
@@ -467,14 +467,14 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
     if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
     for (std::size_t i = 0; i < spec["init"].size(); ++i) {
       const std::string path = index_path("workload.init", i);
-      write_image(*mem_, parse_image(spec["init"][i], path, sd_, 4, true, resolve, buffer_names()), 4, path, sd_);
+      write_image(*mem_, parse_image(spec["init"][i], path, sd_, 4, mem_->parameters().size_bytes, true, resolve, buffer_names()), 4, path, sd_);
     }
   }
   if (spec.contains("expect")) {
     if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
     for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
       const std::string path = index_path("workload.expect", i);
-      expect_.emplace_back(path, parse_image(spec["expect"][i], path, sd_, 4, false, resolve, buffer_names()));
+      expect_.emplace_back(path, parse_image(spec["expect"][i], path, sd_, 4, mem_->parameters().size_bytes, false, resolve, buffer_names()));
       check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
     }
   }

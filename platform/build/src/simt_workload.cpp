@@ -30,7 +30,7 @@ class simt_workload final : public workload {
     throw input_error(sd_.origin_of(path), path, expected, found);
   }
   memory_image image(const json& e, const std::string& path, bool init) const {
-    return parse_image(e, path, sd_, 4, init, [](const std::string&, std::uint64_t&) { return false; }, {});
+    return parse_image(e, path, sd_, 4, mem_->parameters().size_bytes, init, [](const std::string&, std::uint64_t&) { return false; }, {});
   }
   // {"global": ADDR, "element_bytes": 2, "dims": [d0, ..], "strides": [s1, ..] (bytes, one per
   //  dimension after the first), "box": [b0, ..], "swizzle": a name in swizzle_modes}
@@ -42,7 +42,7 @@ class simt_workload final : public workload {
         const std::string hint = did_you_mean(it.key(), keys);
         fail(path + "." + it.key(), "a tensor descriptor key (global, element_bytes, dims, strides, box, swizzle)" +
                                         (hint.empty() ? "" : "; " + hint),
-             "unknown key '" + it.key() + "'");
+             "unknown key " + excerpt(it.key()));
       }
     tensor_descriptor d;
     auto number = [&](const json& v, const std::string& at) {
@@ -104,7 +104,7 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
       const std::string hint = did_you_mean(it.key(), keys);
       fail("workload." + it.key(), "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect, tensor_maps)" +
                                        (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   for (const char* k : {"kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())

@@ -48,7 +48,7 @@ vector_workload::vector_workload(const instance_lookup& modules, const scenario_
     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
       const std::string hint = did_you_mean(it.key(), keys);
       fail("workload." + it.key(), "a workload key (program, core, memory, init, expect)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   for (const char* k : {"program", "core", "memory"})
     if (str(spec, k).empty())
@@ -90,7 +90,7 @@ vector_workload::vector_workload(const instance_lookup& modules, const scenario_
 memory_image vector_workload::image(const json& entry, const std::string& path, bool init) const {
   std::vector<std::string> names;
   for (const auto& [n, v] : prog_.symbols) names.push_back(n);
-  return parse_image(entry, path, sd_, 8, init,
+  return parse_image(entry, path, sd_, 8, mem_->parameters().size_bytes, init,
                      [this](const std::string& n, std::uint64_t& a) { return prog_.find_symbol(n, a); }, names);
 }
 

@@ -102,13 +102,17 @@ const char* run_usage =
     "  --debug-window START:END  only cycles START (inclusive) to END (exclusive)\n"
     "  --debug-modules PATTERN only modules whose name or instance name matches a glob of\n"
     "                          the comma-separated PATTERN\n"
+    "  --memory-budget SIZE    the model memory a run may take (module state and memory\n"
+    "                          contents with the golden checks' copies), checked before\n"
+    "                          anything is built: 8G, 512M (default: $FLYNN_MEMORY_BUDGET,\n"
+    "                          else 8 GiB)\n"
     "  --quiet, -q             print nothing but errors\n"
     "  --help, -h              this text\n"
     "\n"
     "Runs longer than a few seconds show progress on stderr when it is a terminal.\n";
 
 const char* validate_usage =
-    "usage: flynn validate SCENARIO [--set PATH=VALUE]...\n"
+    "usage: flynn validate SCENARIO [--set PATH=VALUE]... [--memory-budget SIZE]\n"
     "\n"
     "Checks a scenario (JSON, parameters, bindings, workload) without simulating: prints\n"
     "\"valid\" with the module and binding counts, or the first error with its file and JSON\n"
@@ -116,6 +120,7 @@ const char* validate_usage =
     "\n"
     "options:\n"
     "  --set PATH=VALUE        override a scenario value by its dotted path (as for run)\n"
+    "  --memory-budget SIZE    as for run\n"
     "  --help, -h              this text\n";
 
 const char* list_usage =
@@ -146,6 +151,9 @@ const char* sweep_usage =
     "  --slurm                 submit the points as a Slurm job array, then --collect\n"
     "  --sbatch OPTIONS        extra sbatch options with --slurm\n"
     "  --collect               gather the results of finished points\n"
+    "  --memory-budget SIZE    the model memory all points running at once may take\n"
+    "                          (default: $FLYNN_MEMORY_BUDGET, else 8 GiB); each point may\n"
+    "                          take its share: SIZE / the points run at once\n"
     "  --quiet, -q             print nothing but errors\n"
     "  --help, -h              this text\n";
 
@@ -158,7 +166,7 @@ double peak_rss_mb() {
 
 struct options {
   std::string command, scenario, module_type, outdir, out_root, trace, trace_window, trace_modules, debug, debug_window,
-      debug_modules;
+      debug_modules, memory_budget;
   std::vector<std::string> sets, log_levels;
   std::vector<std::string> command_line;  // for provenance.json
   std::uint64_t max_cycles = 0;
@@ -191,6 +199,7 @@ options parse_args(const std::string& command, int argc, char** argv) {
       "json", po::bool_switch(&o.json_out))("help,h", po::bool_switch(&o.help))(
       "check-protocol", po::bool_switch(&o.check_protocol))(
       "log-level", po::value<std::vector<std::string>>(&o.log_levels)->composing())(
+      "memory-budget", po::value<std::string>(&o.memory_budget))(
       "operand", po::value<std::string>(&operand));
   po::positional_options_description pos;
   pos.add("operand", 1);
@@ -329,7 +338,7 @@ int cmd_validate(const options& o) {
   const scenario_doc sd = load(o);
   module_registry reg;
   register_builtin_modules(reg);
-  platform p(sd, reg);
+  platform p(sd, reg, false, memory_budget::from(o.memory_budget));
   std::cout << o.scenario << ": valid (" << (p.spec().abstract ? "a base platform, " : "") << p.modules().size()
             << " modules, " << p.spec().bindings.size() << " bindings)\n";
   return 0;
@@ -396,7 +405,7 @@ int cmd_run(const options& o) {
   const scenario_doc sd = load(o);
   module_registry reg;
   register_builtin_modules(reg);
-  platform p(sd, reg, o.check_protocol);
+  platform p(sd, reg, o.check_protocol, memory_budget::from(o.memory_budget));
   if (p.spec().abstract && !p.runs_program())
     throw input_error(o.scenario + ": abstract: expected a scenario to run, found a base platform (\"abstract\": "
                       "true) that other scenarios extend; run one of them, or give this one a workload");

@@ -3,6 +3,9 @@
 #include "flynn/platform/sweep.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,12 +75,44 @@ std::string label(const std::string& path, const json& v) {
   return s.substr(0, 40);
 }
 
-sweep_spec parse(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw input_error(file + ": cannot open the sweep file");
-  std::stringstream read;
-  read << in.rdbuf();
-  const std::string text = read.str();
+// The first character of `s` that is not a letter, digit, '_', '-' or '.', described for a
+// message ("'\\n' at character 2"), or "" when there is none.
+std::string unsafe_char(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.'))
+      return excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1);
+  }
+  return {};
+}
+
+// The first control character of `s` (newline, tab, escape, NUL ...), described, or "".
+std::string control_char(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f)
+      return excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1);
+  }
+  return {};
+}
+
+constexpr std::size_t max_points = 100000;
+constexpr std::size_t max_name = 64;
+
+// A sweep's name names its folder (sweep-NAME under the output root) and its Slurm job, so it
+// is held to the characters of scenario names: it never leaves the output root and never
+// reaches a shell.
+void check_name(const std::string& file, const std::string& name, bool from_file_name) {
+  const std::string where = from_file_name ? "(the sweep's name, from its file name; or give \"name\")" : "name";
+  const std::string expected =
+      "letters, digits, '_', '-' or '.' (at most " + std::to_string(max_name) + "; it names the output folder and the Slurm job)";
+  const std::string bad = unsafe_char(name);
+  if (!bad.empty()) throw input_error(file, where, expected, excerpt(name) + ", with " + bad);
+  if (name.empty() || name.size() > max_name || name == "." || name == ".." || name[0] == '-')
+    throw input_error(file, where, expected + ", not empty, '.', '..' or starting with '-'", excerpt(name));
+}
+
+sweep_spec parse_sweep(const std::string& file, const std::string& text) {
   json d = parse_json_text(file, text);
   if (!d.is_object()) bad(file, "(top level)", "an object", &d);
   static const std::vector<std::string> keys = {"name", "description", "base", "sets", "mode", "axes", "metrics"};
@@ -86,7 +121,7 @@ sweep_spec parse(const std::string& file) {
       const std::string hint = did_you_mean(it.key(), keys);
       throw input_error(file, it.key(), "a sweep key (name, description, base, sets, mode, axes, metrics)" +
                                             (hint.empty() ? "" : "; " + hint),
-                        "unknown key '" + it.key() + "'");
+                        "unknown key " + excerpt(it.key()));
     }
   sweep_spec s;
   s.file = file;
@@ -94,17 +129,27 @@ sweep_spec parse(const std::string& file) {
   if (!d.contains("base") || !d["base"].is_string())
     bad(file, "base", "the base scenario file (relative to the sweep file)", d.contains("base") ? &d["base"] : nullptr);
   fs::path base = d["base"].get<std::string>();
+  if (!control_char(base.string()).empty())
+    throw input_error(file, "base", "a scenario file path without control characters",
+                      excerpt(base.string()) + ", with " + control_char(base.string()));
   if (base.is_relative()) base = fs::path(file).parent_path() / base;
-  std::error_code exists_ec;
-  if (!fs::exists(base, exists_ec)) throw input_error(file, "base", "an existing scenario file", "'" + base.string() + "'");
   s.base = base.lexically_normal().string();
   s.base_absolute = fs::absolute(base).lexically_normal().string();
-  s.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : fs::path(file).stem().string();
+  if (d.contains("name") && !d["name"].is_string()) bad(file, "name", "a string", &d["name"]);
+  s.name = d.contains("name") ? d["name"].get<std::string>() : fs::path(file).stem().string();
+  check_name(file, s.name, !d.contains("name"));
+  if (d.contains("description") && !d["description"].is_string()) bad(file, "description", "a string", &d["description"]);
   if (d.contains("sets")) {
     if (!d["sets"].is_array()) bad(file, "sets", "an array of \"PATH=VALUE\" overrides", &d["sets"]);
     for (std::size_t i = 0; i < d["sets"].size(); ++i) {
       if (!d["sets"][i].is_string()) bad(file, index_path("sets", i), "a \"PATH=VALUE\" string", &d["sets"][i]);
-      s.sets.push_back(d["sets"][i].get<std::string>());
+      const std::string set = d["sets"][i].get<std::string>();
+      // Control characters are never part of a value a point needs, and a newline would
+      // become a line of its own wherever the value is written out.
+      if (!control_char(set).empty())
+        throw input_error(file, index_path("sets", i), "a \"PATH=VALUE\" override without control characters",
+                          excerpt(set) + ", with " + control_char(set));
+      s.sets.push_back(set);
     }
   }
   const std::string mode = d.contains("mode") && d["mode"].is_string() ? d["mode"].get<std::string>() : "grid";
@@ -116,9 +161,15 @@ sweep_spec parse(const std::string& file) {
     const std::string p = index_path("axes", i);
     if (!a.is_object() || !a.contains("path") || !a["path"].is_string())
       bad(file, p + ".path", "a dotted scenario path (\"modules.mem.banks\")", a.is_object() && a.contains("path") ? &a["path"] : nullptr);
+    const std::string path = a["path"].get<std::string>();
+    if (path.empty() || !control_char(path).empty())
+      throw input_error(file, p + ".path", "a dotted scenario path without control characters",
+                        path.empty() ? std::string("an empty string") : excerpt(path) + ", with " + control_char(path));
     if (!a.contains("values") || !a["values"].is_array() || a["values"].empty())
       bad(file, p + ".values", "a non-empty array of values", a.contains("values") ? &a["values"] : nullptr);
-    s.axes.push_back({a["path"].get<std::string>(), a["values"].get<std::vector<json>>()});
+    s.axes.push_back({path, {}});
+    s.axes.back().values.reserve(a["values"].size());
+    for (auto& v : a["values"]) s.axes.back().values.push_back(std::move(v));
   }
   if (mode == "zip")
     for (std::size_t i = 1; i < s.axes.size(); ++i)
@@ -130,14 +181,35 @@ sweep_spec parse(const std::string& file) {
     if (!d["metrics"].is_array()) bad(file, "metrics", "an array of statistics (\"cycles\", \"top.mem.bank_conflicts\")", &d["metrics"]);
     for (std::size_t i = 0; i < d["metrics"].size(); ++i) {
       if (!d["metrics"][i].is_string()) bad(file, index_path("metrics", i), "a statistic name", &d["metrics"][i]);
-      s.metrics.push_back(d["metrics"][i].get<std::string>());
+      const std::string m = d["metrics"][i].get<std::string>();
+      if (!control_char(m).empty())
+        throw input_error(file, index_path("metrics", i), "a statistic name without control characters",
+                          excerpt(m) + ", with " + control_char(m));
+      s.metrics.push_back(m);
     }
   }
   // Points: grid (the last axis fastest) or zip.
+  // Counted without overflow: a grid's product is bounded before it is multiplied.
   std::size_t count = mode == "zip" ? s.axes[0].values.size() : 1;
+  bool more = count > max_points;
   if (mode == "grid")
-    for (const auto& a : s.axes) count *= a.values.size();
-  if (count > 100000) throw input_error(file, "axes", "at most 100000 points", std::to_string(count) + " points");
+    for (const auto& a : s.axes) {
+      if (more || count > max_points / a.values.size()) {
+        more = true;
+        break;
+      }
+      count *= a.values.size();
+    }
+  if (more || count > max_points) {
+    long double product = 1;  // for the message only
+    if (mode == "grid")
+      for (const auto& a : s.axes) product *= static_cast<long double>(a.values.size());
+    else
+      product = static_cast<long double>(count);
+    std::ostringstream found;
+    found << std::setprecision(product < 1e15L ? 15 : 3) << product << " points";
+    throw input_error(file, "axes", "at most " + std::to_string(max_points) + " points", found.str());
+  }
   for (std::size_t k = 0; k < count; ++k) {
     point pt;
     pt.index = k;
@@ -232,8 +304,144 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+// --------------------------------------------------------------------------- child processes
+// Points are checked and run in child processes. A signal that ends the sweep (SIGINT,
+// SIGTERM, SIGHUP) ends them too: the handler passes it on to every child the sweep knows
+// of, so that waitpid returns, and the sweep then waits for them all and stops. A child whose
+// parent dies some other way (SIGKILL) is sent SIGTERM by the kernel (PR_SET_PDEATHSIG).
+
+constexpr std::size_t max_children = 4096;  // --jobs is at most this
+volatile sig_atomic_t stop_signal = 0;
+volatile pid_t children[max_children];  // 0: a free slot; changed only with the signals blocked
+const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+struct interrupted {
+  int signal;
+};
+
+void on_stop_signal(int sig) {
+  stop_signal = sig;
+  for (std::size_t i = 0; i < max_children; ++i)
+    if (children[i] > 0) ::kill(children[i], sig);
+}
+
+sigset_t stop_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : stop_signals) sigaddset(&set, sig);
+  return set;
+}
+
+// The sweep's handlers, for its lifetime. No SA_RESTART: waitpid returns EINTR.
+class signal_scope {
+ public:
+  signal_scope() {
+    stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(stop_signals[i], &sa, &old_[i]);
+  }
+  ~signal_scope() {
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(stop_signals[i], &old_[i], nullptr);
+  }
+  signal_scope(const signal_scope&) = delete;
+  signal_scope& operator=(const signal_scope&) = delete;
+
+ private:
+  struct sigaction old_[3];
+};
+
+// Blocks the stop signals while alive (a table and the sweep.json beside it are written as
+// one, and the child list changes without the handler seeing half of it).
+class signals_blocked {
+ public:
+  signals_blocked() {
+    const sigset_t set = stop_set();
+    ::sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~signals_blocked() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+void set_child(pid_t from, pid_t to) {
+  for (std::size_t i = 0; i < max_children; ++i)
+    if (children[i] == from) {
+      children[i] = to;
+      return;
+    }
+}
+
+// fork() for a check or a run: in the child (0 returned) the stop signals have their
+// default action and the child ends with its parent.
+pid_t fork_child() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t parent = ::getpid();
+  pid_t pid;
+  {
+    signals_blocked blocked;
+    pid = ::fork();
+    if (pid == 0) {
+      for (int sig : stop_signals) ::signal(sig, SIG_DFL);
+      for (std::size_t i = 0; i < max_children; ++i) children[i] = 0;
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::_exit(1);  // the parent is gone already
+    } else if (pid > 0) {
+      set_child(0, pid);
+    }
+  }
+  if (pid < 0) throw std::runtime_error(std::string("sweep: cannot start a process: ") + std::strerror(errno));
+  if (pid > 0 && stop_signal) ::kill(pid, stop_signal);
+  return pid;
+}
+
+// Waits for every child the sweep started.
+void reap_children() {
+  for (std::size_t i = 0; i < max_children; ++i) {
+    const pid_t pid = children[i];
+    if (pid <= 0) continue;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    signals_blocked blocked;
+    children[i] = 0;
+  }
+}
+
+// Waits for one child; throws `interrupted` (after waiting for all of them) once a stop
+// signal has come. Returns -1 when there is no child.
+pid_t wait_child(int& status) {
+  while (true) {
+    if (stop_signal) {
+      reap_children();
+      throw interrupted{stop_signal};
+    }
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    signals_blocked blocked;
+    set_child(pid, 0);
+    return pid;
+  }
+}
+
+// Whatever leaves a loop of children early (an exception) stops and waits for those still
+// running.
+struct children_guard {
+  ~children_guard() {
+    for (std::size_t i = 0; i < max_children; ++i)
+      if (children[i] > 0) ::kill(children[i], SIGTERM);
+    reap_children();
+  }
+};
+
 // In the child: checks one point and writes a JSON answer to `fd`; never returns.
-[[noreturn]] void check_point_child(const sweep_spec& s, const point& pt, int fd) {
+[[noreturn]] void check_point_child(const sweep_spec& s, const point& pt, const memory_budget& budget, int fd) {
   json answer;
   int status = 0;
   try {
@@ -242,7 +450,7 @@ void write_all(int fd, const std::string& text) {
     for (const auto& [path, v] : pt.at) apply_override(sd, path + "=" + point_value(s, path, v, false).dump());
     module_registry reg;
     register_builtin_modules(reg);
-    platform p(sd, reg);
+    platform p(sd, reg, false, budget);
     const run_record record = make_run_record(p, sd, p.spec().max_cycles);
     std::vector<std::string> names = top_level_stats;
     if (p.runs_program()) names.push_back("instructions");
@@ -295,7 +503,8 @@ point_check answer_of(FILE* f, int wait_status) {
 
 // Checks every point, `jobs` at a time. Throws input_error for the first point (in point
 // order) that is bad input.
-std::vector<point_check> check_points(const sweep_spec& s, unsigned jobs) {
+std::vector<point_check> check_points(const sweep_spec& s, unsigned jobs, const memory_budget& budget) {
+  children_guard guard;
   std::vector<point_check> checks(s.points.size());
   std::map<pid_t, std::pair<std::size_t, FILE*>> running;
   std::size_t next = 0;
@@ -306,14 +515,12 @@ std::vector<point_check> check_points(const sweep_spec& s, unsigned jobs) {
       if (!f)
         throw std::runtime_error(std::string("sweep: cannot create a temporary file: ") +
                                  std::strerror(errno));
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);  // nothing buffered is written twice
-      const pid_t pid = ::fork();
-      if (pid < 0) {
+      pid_t pid;
+      try {
+        pid = fork_child();
+      } catch (...) {
         std::fclose(f);
-        throw std::runtime_error(std::string("sweep: cannot start a process: ") +
-                                 std::strerror(errno));
+        throw;
       }
       if (pid == 0) {
         // The check's own output (SystemC's messages) would repeat once per point.
@@ -322,16 +529,13 @@ std::vector<point_check> check_points(const sweep_spec& s, unsigned jobs) {
           ::dup2(null, 1);
           ::dup2(null, 2);
         }
-        check_point_child(s, s.points[next], ::fileno(f));
+        check_point_child(s, s.points[next], budget, ::fileno(f));
       }
       running[pid] = {next++, f};
     }
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
+    const pid_t pid = wait_child(status);
+    if (pid < 0) break;
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     const auto [index, f] = it->second;
@@ -395,25 +599,47 @@ point_state state_of(const std::string& dir, const point_check& c) {
   return recorded_fingerprint(dir) == c.fingerprint ? point_state::current : point_state::stale;
 }
 
-// Starts `flynn run ...` for one point; its output goes to LOG.
-pid_t spawn(const std::string& exe, const std::vector<std::string>& args, const std::string& log) {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd >= 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(fd);
+// The sweep file of the run under way: written before any point runs and renamed to
+// sweep.json once the tables are written, so that sweep.json always describes
+// results.csv and results.json. Its presence marks a sweep that has not finished.
+const char* pending_name = "sweep.pending.json";
+
+// The points that run (or are submitted): those without current results. A point's earlier
+// folder is left to its run, which replaces it under `flynn run`'s rules (never through a
+// link, never when it holds files Flynn did not write: then that point fails and says so).
+// Its log is checked before anything runs or is written: one that is a link, has other
+// names (hard links) or is not a file is bad input, and nothing is written through it.
+std::vector<const point*> points_to_run(const sweep_spec& s, const std::vector<point_check>& checks,
+                                        const std::string& out) {
+  std::vector<const point*> todo;
+  for (const auto& pt : s.points) {
+    const std::string dir = out + "/points/" + pt.name, log = dir + ".log";
+    if (state_of(dir, checks[pt.index]) == point_state::current) continue;
+    struct stat st {};
+    if (::lstat(log.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink != 1))
+      throw input_error(s.file + ": " + point_where(pt) + ": " + log +
+                        ": expected the point's log as Flynn wrote it (a file), found " +
+                        (S_ISLNK(st.st_mode)  ? "a symbolic link"
+                         : S_ISREG(st.st_mode) ? "a file with other hard links"
+                                               : "something else") +
+                        " (nothing is written through it; move it away)");
+    todo.push_back(&pt);
   }
+  return todo;
+}
+
+// Starts `flynn run ...` for one point, its output into the open file `log_fd`.
+pid_t spawn(const std::string& exe, const std::vector<std::string>& args, int log_fd) {
+  const pid_t pid = fork_child();
+  if (pid != 0) return pid;
+  ::dup2(log_fd, 1);
+  ::dup2(log_fd, 2);
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(exe.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  execv(exe.c_str(), argv.data());
-  _exit(127);
+  ::execv(exe.c_str(), argv.data());
+  ::_exit(127);
 }
 
 // Value of a metric from a point's stats.json: a top-level key or "module.stat".
@@ -429,10 +655,15 @@ json metric(const json& stats, const std::string& m) {
   return nullptr;
 }
 
+// A table cell. A spreadsheet takes a cell that starts with '=', '+', '-' or '@' (or a tab
+// or carriage return) for a formula: such a text cell (an axis value, a message, a column
+// name) is written with a leading apostrophe, which shows it as the text it is. Numbers are
+// written as they are.
 std::string csv_cell(const json& v) {
   if (v.is_null()) return "";
   std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  if (s.find_first_of(",\"\n") != std::string::npos) {
+  if (v.is_string() && !s.empty() && std::strchr("=+-@\t\r", s[0]) != nullptr) s.insert(0, 1, '\'');
+  if (s.find_first_of(",\"\n\r") != std::string::npos) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
@@ -504,6 +735,12 @@ int collect(const sweep_spec& s, const std::vector<point_check>& checks, const s
         break;
       }
       case point_state::stale:
+        if (r != ran.end()) {  // it ran now and did not replace them
+          row["result"] = "failed";
+          row["message"] = failure_message(log, &r->second);
+          ++failed;
+          break;
+        }
         row["result"] = "stale";
         row["message"] =
             "its results are from an earlier configuration or earlier input files (fingerprint " +
@@ -533,14 +770,21 @@ int collect(const sweep_spec& s, const std::vector<point_check>& checks, const s
   }
   std::error_code ec;
   const fs::path base_rel = fs::relative(fs::absolute(s.base, ec), fs::absolute(out, ec), ec);
-  write_file_atomic(out + "/results.csv", csv.str());
-  write_file_atomic(out + "/results.json",
-                    json{{"sweep", s.name},
-                         {"base", ec ? s.base : base_rel.string()},
-                         {"columns", columns},
-                         {"rows", rows}}
-                            .dump(2, ' ', false, json::error_handler_t::replace) +
-                        "\n");
+  {
+    // The tables, then the sweep file they belong to: a signal waits until all three are
+    // in place.
+    signals_blocked blocked;
+    write_file_atomic(out + "/results.csv", csv.str());
+    write_file_atomic(out + "/results.json",
+                      json{{"sweep", s.name},
+                           {"base", ec ? s.base : base_rel.string()},
+                           {"columns", columns},
+                           {"rows", rows}}
+                              .dump(2, ' ', false, json::error_handler_t::replace) +
+                          "\n");
+    write_file_atomic(out + "/sweep.json", s.text);
+    fs::remove(out + "/" + pending_name, ec);
+  }
   if (!quiet)
     std::cout << "sweep " << s.name << ": " << s.points.size() << " points, " << ok << " ok, "
               << failed << " failed, " << missing << " not run"
@@ -552,24 +796,12 @@ int collect(const sweep_spec& s, const std::vector<point_check>& checks, const s
 }
 
 int run_local(const sweep_spec& s, const std::vector<point_check>& checks, const std::string& out,
-              unsigned jobs, bool quiet) {
+              const std::vector<const point*>& todo, unsigned jobs, bool quiet) {
   const std::string exe = self_path();
-  std::vector<const point*> todo;
-  std::size_t kept = 0;
-  for (const auto& pt : s.points) {
-    const std::string dir = out + "/points/" + pt.name;
-    const point_state st = state_of(dir, checks[pt.index]);
-    if (st == point_state::current) {
-      ++kept;
-      continue;
-    }
-    // Stale results are of no use any more: removed, so that a run that fails now is not
-    // mistaken for them.
-    if (st == point_state::stale) fs::remove_all(dir);
-    todo.push_back(&pt);
-  }
+  const std::size_t kept = s.points.size() - todo.size();
   const bool tty = isatty(2) != 0;
   const auto t0 = std::chrono::steady_clock::now();
+  children_guard guard;
   std::map<pid_t, const point*> running;
   std::map<std::size_t, int> ran;
   std::size_t next = 0, done = 0, failed = 0;
@@ -581,18 +813,27 @@ int run_local(const sweep_spec& s, const std::vector<point_check>& checks, const
               << std::setprecision(1) << el << " s   " << (last ? "\n" : "") << std::flush;
   };
   while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && running.size() < jobs) {
+    while (next < todo.size() && running.size() < jobs && !stop_signal) {
       const point& pt = *todo[next++];
-      const std::string dir = out + "/points/" + pt.name;
-      running[spawn(exe, run_args(s, pt, dir, false), dir + ".log")] = &pt;
+      const std::string dir = out + "/points/" + pt.name, log = dir + ".log";
+      // Never through a link, never into a file with other names (checked before, and
+      // again here by the open itself).
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+      struct stat st {};
+      if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_nlink != 1) {
+        const int e = errno;
+        if (fd >= 0) ::close(fd);
+        throw std::runtime_error("sweep: cannot write the log " + log + " (" +
+                                 (fd >= 0 ? std::string("it has other hard links") : std::strerror(e)) + ")");
+      }
+      const pid_t pid = spawn(exe, run_args(s, pt, dir, false), fd);
+      ::close(fd);
+      running[pid] = &pt;
     }
     progress(false);
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
+    const pid_t pid = wait_child(status);
+    if (pid < 0) break;
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     ran[it->second->index] = status;
@@ -604,36 +845,100 @@ int run_local(const sweep_spec& s, const std::vector<point_check>& checks, const
   return collect(s, checks, out, quiet, ran);
 }
 
-int submit_slurm(const sweep_spec& s, const std::vector<point_check>& checks,
-                 const std::string& out, const std::string& sbatch_opts, bool quiet) {
-  const std::string exe = self_path(), dir = out + "/slurm";
-  fs::create_directories(dir);
-  std::ostringstream cmds;
-  std::size_t n = 0;
-  for (const auto& pt : s.points) {
-    const std::string pdir = fs::absolute(out + "/points/" + pt.name).string();
-    // Resumable: current points are kept; stale ones run again (their run replaces them).
-    if (state_of(pdir, checks[pt.index]) == point_state::current) continue;
-    std::string line = shell_quote(exe);
-    for (const auto& a : run_args(s, pt, pdir, true)) line += " " + shell_quote(a);
-    cmds << line << " >" << shell_quote(pdir + ".log") << " 2>&1\n";
-    ++n;
+// The arguments of each task as data: each string followed by a NUL byte (a string never
+// holds one: sets and paths are refused with control characters, values are JSON text).
+std::string task_file(const std::vector<std::string>& argv) {
+  std::string r;
+  for (const auto& a : argv) {
+    r += a;
+    r += '\0';
   }
-  if (n == 0) {
+  return r;
+}
+
+// The Slurm job: job.sh and, per task, its argument file (the point's log, then the command).
+// job.sh holds no value of the sweep file but its name, which check_name has limited to
+// letters, digits, '_', '-' and '.'; the tasks' command lines are read as data (mapfile -d ''),
+// never as shell text.
+struct slurm_job {
+  std::string script;
+  std::vector<std::string> tasks;
+};
+
+slurm_job make_slurm_job(const sweep_spec& s, const std::vector<const point*>& todo, const std::string& out,
+                         const std::string& exe) {
+  const std::string adir = fs::absolute(out + "/slurm").lexically_normal().string();
+  slurm_job j;
+  for (const point* pt : todo) {
+    const std::string pdir = fs::absolute(out + "/points/" + pt->name).lexically_normal().string();
+    std::vector<std::string> argv = {pdir + ".log", exe};
+    for (auto& a : run_args(s, *pt, pdir, true)) argv.push_back(std::move(a));
+    j.tasks.push_back(task_file(argv));
+  }
+  std::ostringstream job;
+  job << "#!/bin/bash\n"
+      << "#SBATCH --job-name=\"flynn-" << s.name << "\"\n"
+      << "#SBATCH --array=0-" << (todo.empty() ? 0 : todo.size() - 1) << "\n"
+      << "#SBATCH --output=\"" << adir << "/task-%a.out\"\n"
+      << "# One flynn run per array task. Its command line is data, never shell text:\n"
+      << "# tasks/TASK.args holds the point's log file, then the command and its arguments,\n"
+      << "# each ended by a NUL byte.\n"
+      << "set -eu\n"
+      << "export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1\n"
+      << "task=\"${SLURM_ARRAY_TASK_ID:-}\"\n"
+      << "case \"$task\" in\n"
+      << "  '' | *[!0-9]*) echo \"flynn sweep job: SLURM_ARRAY_TASK_ID is not a task number\" >&2; exit 2 ;;\n"
+      << "esac\n"
+      << "mapfile -d '' -t argv < " << shell_quote(adir + "/tasks/") << "\"$task.args\"\n"
+      << "[ \"${#argv[@]}\" -ge 2 ] || { echo \"flynn sweep job: task $task has no command\" >&2; exit 2; }\n"
+      << "# The sweep removed the point's earlier log: a file there now is not Flynn's.\n"
+      << "set -o noclobber\n"
+      << "exec \"${argv[@]:1}\" >\"${argv[0]}\" 2>&1\n";
+  j.script = job.str();
+  return j;
+}
+
+// The folder of the job's files, emptied of what an earlier submission wrote there (its
+// task files, job.sh, points.sh of earlier versions); anything else in it is refused.
+void prepare_slurm_folder(const std::string& dir) {
+  std::error_code ec;
+  for (const std::string& d : {dir, dir + "/tasks"}) {
+    const fs::file_status st = fs::symlink_status(d, ec);
+    if (fs::is_symlink(st) || (fs::exists(st) && !fs::is_directory(st)))
+      throw input_error(d + ": expected the folder of the sweep's Slurm job, found " +
+                        (fs::is_symlink(st) ? "a symbolic link" : "a file") + " (nothing is written through it)");
+  }
+  fs::create_directories(dir + "/tasks");
+  for (const auto& e : fs::directory_iterator(dir + "/tasks")) {
+    const std::string n = e.path().filename().string();
+    const bool ours = n.size() > 5 && n.compare(n.size() - 5, 5, ".args") == 0 &&
+                      n.find_first_not_of("0123456789") == n.size() - 5 && fs::is_regular_file(e.symlink_status());
+    if (!ours)
+      throw input_error(e.path().string() + ": expected only the task files of the sweep's Slurm job in " + dir +
+                        "/tasks, found this (move it away; nothing is deleted)");
+  }
+  for (const auto& e : fs::directory_iterator(dir + "/tasks")) fs::remove(e.path());
+  fs::remove(dir + "/points.sh", ec);  // (the command list of earlier versions)
+}
+
+int submit_slurm(const sweep_spec& s, const std::vector<point_check>& checks, const std::string& out,
+                 const std::vector<const point*>& todo, const std::string& sbatch_opts, bool quiet) {
+  if (todo.empty()) {
     if (!quiet) std::cout << "sweep " << s.name << ": every point has finished; nothing to submit\n";
     return collect(s, checks, out, quiet);
   }
-  const std::string adir = fs::absolute(dir).string();
-  write_file_atomic(dir + "/points.sh", cmds.str());
-  std::ostringstream job;
-  job << "#!/bin/bash\n"
-      << "#SBATCH --job-name=flynn-" << s.name << "\n"
-      << "#SBATCH --array=0-" << n - 1 << "\n"
-      << "#SBATCH --output=" << adir << "/task-%a.out\n"
-      << "# One flynn run per array task: line SLURM_ARRAY_TASK_ID + 1 of points.sh.\n"
-      << "export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1\n"
-      << "eval \"$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(adir + "/points.sh") << ")\"\n";
-  write_file_atomic(dir + "/job.sh", job.str());
+  const std::string dir = out + "/slurm", adir = fs::absolute(dir).lexically_normal().string();
+  prepare_slurm_folder(dir);
+  // Earlier logs go now: the tasks write new ones, only where none is (see job.sh).
+  for (const point* pt : todo) {
+    std::error_code ec;
+    fs::remove(out + "/points/" + pt->name + ".log", ec);  // a plain file with one name: points_to_run checked it
+  }
+  const slurm_job job = make_slurm_job(s, todo, out, self_path());
+  for (std::size_t t = 0; t < job.tasks.size(); ++t)
+    write_file_atomic(dir + "/tasks/" + std::to_string(t) + ".args", job.tasks[t]);
+  write_file_atomic(dir + "/job.sh", job.script);
+  // --sbatch OPTIONS is the user's own command line, given to the shell as they wrote it.
   const std::string cmd = "sbatch --parsable " + sbatch_opts + " " + shell_quote(adir + "/job.sh");
   std::cout.flush();
   FILE* p = popen(cmd.c_str(), "r");
@@ -649,15 +954,52 @@ int submit_slurm(const sweep_spec& s, const std::vector<point_check>& checks,
   }
   write_file_atomic(dir + "/job_id", id + "\n");
   if (!quiet)
-    std::cout << "sweep " << s.name << ": submitted " << n << " points as Slurm job array " << id
+    std::cout << "sweep " << s.name << ": submitted " << todo.size() << " points as Slurm job array " << excerpt(id, 80)
               << "; when it has finished: flynn sweep " << s.file << " --outdir " << out << " --collect\n";
   return 0;
 }
 
+// The sweep's folder: new, or one a sweep wrote (it holds sweep.json, or sweep.pending.json
+// when that sweep did not finish).
+void check_sweep_folder(const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::exists(out + "/sweep.json", ec) && !fs::exists(out + "/" + pending_name, ec))
+    throw input_error("command line: --outdir: '" + out + "' exists and is not a sweep folder (no sweep.json)");
+}
+
+// Slurm names the job's folder in #SBATCH lines of job.sh, which are not shell but have
+// quotes, escapes and % patterns of their own.
+void check_slurm_folder_name(const std::string& out) {
+  const std::string adir = fs::absolute(out + "/slurm").lexically_normal().string();
+  for (std::size_t i = 0; i < adir.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(adir[i]);
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '%')
+      throw input_error("command line: --outdir: expected a folder path Slurm's #SBATCH lines can name (no control "
+                        "characters, '\"', '\\' or '%'), found " + excerpt(adir, 80) + ", with " +
+                        excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1));
+  }
+}
+
 }  // namespace
 
+sweep_slurm_files sweep_slurm_job(const std::string& file, const std::string& text, const std::string& outdir,
+                                  const std::string& exe) {
+  const sweep_spec s = parse_sweep(file, text);
+  std::vector<const point*> all;
+  for (const auto& pt : s.points) all.push_back(&pt);
+  slurm_job j = make_slurm_job(s, all, outdir, exe);
+  sweep_slurm_files r{std::move(j.script), std::move(j.tasks), {}};
+  for (const auto& pt : s.points) {
+    const std::string pdir = fs::absolute(outdir + "/points/" + pt.name).lexically_normal().string();
+    std::vector<std::string> argv = {pdir + ".log", exe};
+    for (auto& a : run_args(s, pt, pdir, true)) argv.push_back(std::move(a));
+    r.task_argv.push_back(std::move(argv));
+  }
+  return r;
+}
+
 int sweep_main(const std::vector<std::string>& args) {
-  std::string file, out, out_root, sbatch;
+  std::string file, out, out_root, sbatch, budget_option;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool slurm = false, collect_only = false, quiet = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -671,31 +1013,55 @@ int sweep_main(const std::vector<std::string>& args) {
     else if (a == "--jobs" || a == "-j") {
       const std::string& v = value();
       if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoul(v) < 1 || std::stoul(v) > 4096)
-        throw input_error("command line: sweep: --jobs: expected 1 .. 4096, found '" + v + "'");
+          std::stoul(v) < 1 || std::stoul(v) > max_children)
+        throw input_error("command line: sweep: --jobs: expected 1 .. " + std::to_string(max_children) + ", found '" + v + "'");
       jobs = static_cast<unsigned>(std::stoul(v));
     } else if (a == "--slurm") slurm = true;
     else if (a == "--sbatch") sbatch = value();
     else if (a == "--collect") collect_only = true;
+    else if (a == "--memory-budget") budget_option = value();
     else if (a == "--quiet" || a == "-q") quiet = true;
     else if (!a.empty() && a[0] == '-') throw input_error("command line: sweep: unknown option '" + a + "' (see flynn sweep --help)");
     else if (file.empty()) file = a;
     else throw input_error("command line: sweep: one SWEEP file expected, found also '" + a + "'");
   }
   if (file.empty()) throw input_error("command line: sweep: expected a SWEEP file");
-  const sweep_spec s = parse(file);
+  const sweep_spec s = parse_sweep(file, read_source(file, "a sweep file (JSON)"));
+  std::error_code ec;
+  if (!fs::exists(s.base, ec)) throw input_error(file, "base", "an existing scenario file", excerpt(s.base, 200));
   if (out.empty()) out = output_root(out_root) + "/sweep-" + s.name;
-  if (fs::exists(out) && !fs::exists(out + "/sweep.json"))
-    throw input_error("command line: --outdir: '" + out + "' exists and is not a sweep folder (no sweep.json)");
-  // Bad input in any point, or a metric no point has, stops the sweep before anything runs
-  // or is written.
-  const std::vector<point_check> checks = check_points(s, jobs);
-  check_metrics(s, checks);
-  fs::create_directories(out + "/points");
-  write_file_atomic(out + "/sweep.json", s.text);
-  if (collect_only) return collect(s, checks, out, quiet);
-  if (slurm) return submit_slurm(s, checks, out, sbatch, quiet);
-  return run_local(s, checks, out, jobs, quiet);
+  check_sweep_folder(out);
+  if (slurm && !collect_only) check_slurm_folder_name(out);
+  // Points run --jobs at a time (on Slurm, as many as the cluster gives: each is held to
+  // the whole budget of the node it runs on): each is checked against its share of the
+  // budget, so that those running at once fit in it together.
+  memory_budget budget = memory_budget::from(budget_option);
+  const std::size_t at_once = slurm ? 1 : std::min<std::size_t>(jobs, s.points.size());
+  if (at_once > 1) {
+    budget.source = bytes_text(budget.bytes) + " (" + budget.source + ") shared by the " + std::to_string(at_once) +
+                    " points --jobs " + std::to_string(jobs) + " runs at once";
+    budget.bytes /= at_once;
+  }
+  signal_scope signals;
+  try {
+    // Bad input in any point, or a metric no point has, stops the sweep before anything
+    // runs or is written.
+    const std::vector<point_check> checks = check_points(s, jobs, budget);
+    check_metrics(s, checks);
+    const std::vector<const point*> todo = collect_only ? std::vector<const point*>{} : points_to_run(s, checks, out);
+    fs::create_directories(out + "/points");
+    write_file_atomic(out + "/" + pending_name, s.text);
+    if (collect_only) return collect(s, checks, out, quiet);
+    if (slurm) return submit_slurm(s, checks, out, todo, sbatch, quiet);
+    return run_local(s, checks, out, todo, jobs, quiet);
+  } catch (const interrupted& i) {
+    // The points that finished keep their folders; the tables and sweep.json are still
+    // those of the last sweep that finished (sweep.pending.json marks this one unfinished).
+    std::cerr << "flynn: sweep " << s.name << ": interrupted by signal " << i.signal << " (" << strsignal(i.signal)
+              << "); the points that finished are kept, results.csv and sweep.json are those of the last finished "
+                 "sweep; run it again to go on\n";
+    return 128 + i.signal;
+  }
 }
 
 }  // namespace flynn

@@ -78,30 +78,51 @@ std::optional<std::set<std::string>> marker_entries(const fs::path& dir) {
   return r;
 }
 
+// The names a run writes in its folder (for folders whose marker does not list them).
+bool flynn_name(const std::string& entry) {
+  static const std::set<std::string> names = {"config.resolved.json", "stats.json", "stats.txt", "host.json",
+                                              "provenance.json",      "trace.json", "waves.vcd", "waves.gtkw",
+                                              "inputs/"};
+  if (names.count(entry)) return true;
+  if (entry.rfind("inputs/", 0) == 0 && entry.find('/', 7) == std::string::npos) return true;  // inputs/FILE
+  return entry.rfind("waves.", 0) == 0 && entry.size() > 11 && entry.find('/') == std::string::npos &&
+         entry.compare(entry.size() - 5, 5, ".gtkw") == 0;  // a view: waves.NAME.gtkw
+}
+
+std::string names_of(const std::vector<std::string>& entries) {
+  std::string names;
+  for (std::size_t i = 0; i < entries.size() && i < 5; ++i) names += (i ? ", " : "") + entries[i];
+  if (entries.size() > 5) names += " and " + std::to_string(entries.size() - 5) + " more";
+  return names;
+}
+
 }  // namespace
 
 void check_outdir(const std::string& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
-  if (!fs::is_directory(dir, ec) || !fs::exists(fs::path(dir) / marker, ec))
+  const fs::file_status st = fs::symlink_status(dir, ec);
+  if (!fs::exists(st)) return;
+  // A link is never followed: what it points at may be another results folder, or anything.
+  if (fs::is_symlink(st))
+    throw input_error("--outdir " + dir +
+                      ": expected a new folder or a previous Flynn output folder, found a symbolic link "
+                      "(nothing is deleted or written through it)");
+  if (!fs::is_directory(st) || !fs::is_regular_file(fs::symlink_status(fs::path(dir) / marker, ec)))
     throw input_error("--outdir " + dir +
                       ": expected a new folder or a previous Flynn output folder, found an "
-                      "existing " + std::string(fs::is_directory(dir, ec) ? "folder" : "file") +
+                      "existing " + std::string(fs::is_directory(st) ? "folder" : "file") +
                       " that is not one (nothing is deleted)");
-  // A rerun replaces the folder: it must hold nothing but what Flynn wrote there.
+  // A rerun replaces the folder: it must hold nothing but what Flynn wrote there. A marker
+  // of an earlier version does not list what it wrote: then only the names a run writes
+  // are taken for Flynn's.
   const auto ours = marker_entries(dir);
-  if (!ours) return;  // a folder of an earlier version, which did not list what it wrote
   std::vector<std::string> foreign;
   for (const auto& e : folder_entries(dir))
-    if (!ours->count(e)) foreign.push_back(e);
-  if (!foreign.empty()) {
-    std::string names;
-    for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) names += (i ? ", " : "") + foreign[i];
-    if (foreign.size() > 5) names += " and " + std::to_string(foreign.size() - 5) + " more";
+    if (ours ? !ours->count(e) : !flynn_name(e)) foreign.push_back(e);
+  if (!foreign.empty())
     throw input_error("--outdir " + dir + ": expected a previous Flynn output folder holding only what Flynn wrote, "
-                      "found " + names + " not written by Flynn (move them away or choose another --outdir; "
+                      "found " + names_of(foreign) + " not written by Flynn (move them away or choose another --outdir; "
                       "nothing is deleted)");
-  }
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -128,7 +149,9 @@ bool left_by_dead_process(const std::string& name, const std::string& prefix) {
 // the (now empty) folder.
 void remove_output_folder(const fs::path& dir, std::error_code& ec) {
   ec.clear();
-  if (!fs::exists(dir, ec)) return;
+  const fs::file_status st = fs::symlink_status(dir, ec);
+  ec.clear();
+  if (!fs::is_directory(st)) return;  // absent, or a link (never followed) or a file: left alone
   std::vector<fs::path> entries;
   for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e.path());
   for (const auto& e : entries) {
@@ -152,7 +175,7 @@ void remove_stale_partials(const fs::path& final_dir) {
   for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string n = e.path().filename().string();
     if (!left_by_dead_process(n, base + ".old.tmp-") && !left_by_dead_process(n, base + ".tmp-")) continue;
-    if (!e.is_directory(ec)) continue;
+    if (!e.is_directory(ec) || e.is_symlink(ec)) continue;  // a link is left alone, its target untouched
     if (!fs::exists(e.path() / partial_marker, ec) && !fs::exists(e.path() / marker, ec) &&
         !fs::is_empty(e.path(), ec))
       continue;
@@ -166,7 +189,8 @@ void remove_stale_temp_files(const fs::path& path) {
   const std::string prefix = path.filename().string() + ".tmp-";
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec))
-    if (left_by_dead_process(e.path().filename().string(), prefix) && e.is_regular_file(ec)) fs::remove(e.path(), ec);
+    if (left_by_dead_process(e.path().filename().string(), prefix) && fs::is_regular_file(e.symlink_status(ec)))
+      fs::remove(e.path(), ec);
 }
 
 }  // namespace
@@ -214,7 +238,8 @@ void publish_outdir(const std::string& dir_arg, const std::function<void(const s
   }
   // Replace: an atomic exchange where the file system has one, so that a run killed at any
   // moment leaves at `dir` either the previous complete results or the new ones.
-  if (fs::exists(final_dir)) {
+  std::error_code exists_ec;
+  if (fs::exists(fs::symlink_status(final_dir, exists_ec))) {
     std::error_code ec;
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
       remove_output_folder(tmp, ec);  // now the previous results
@@ -258,20 +283,13 @@ std::string relative_to(const std::string& file, const std::string& dir) {
 
 run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint64_t max_cycles) {
   run_record r;
-  // The scenario and the files it extends, followed as load_scenario_doc follows them (it
-  // has rejected cycles and missing files already; the bound only guards against a file
-  // changed in between).
-  std::string file = sd.file;
-  for (std::size_t depth = 0; !file.empty() && depth < 1000; ++depth) {
+  // The scenario and the files it extends, as load_scenario_doc read them: every one.
+  for (std::size_t i = 0; i < sd.sources.size(); ++i) {
     run_input in;
-    in.role = depth == 0 ? "scenario" : "extends";
-    in.json_path = depth == 0 ? "" : "extends";
-    in.file = file;
-    in.text = read_source(file);
-    const json j = parse_json_text(file, in.text);
-    file.clear();
-    if (j.is_object() && j.contains("extends") && j["extends"].is_string())
-      file = (fs::path(in.file).parent_path() / j["extends"].get<std::string>()).string();
+    in.role = i == 0 ? "scenario" : "extends";
+    in.json_path = i == 0 ? "" : "extends";
+    in.file = sd.sources[i].first;
+    in.text = sd.sources[i].second;
     r.inputs.push_back(std::move(in));
   }
 
@@ -291,7 +309,7 @@ run_record make_run_record(const platform& p, const scenario_doc& sd, std::uint6
       in.role = key;
       in.json_path = std::string("workload.") + key;
       in.file = workload_file(sd, in.json_path, w[key].get<std::string>());
-      in.text = read_source(in.file);
+      in.text = read_source(in.file, "a workload file");
       in.copy = "inputs/" + fs::path(in.file).filename().string();
       w[key] = in.copy;
       r.inputs.push_back(std::move(in));

@@ -38,7 +38,7 @@ void json_binder::reject_unknown() const {
     std::string hint = did_you_mean(it.key(), names_);
     throw input_error(sd_.origin_of(p), p,
                       "a parameter of this module" + (hint.empty() ? std::string() : " (" + hint + ")"),
-                      "unknown key '" + it.key() + "'");
+                      "unknown key " + excerpt(it.key()));
   }
 }
 

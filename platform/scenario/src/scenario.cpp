@@ -21,7 +21,7 @@ std::string index_path(const std::string& a, std::size_t i) {
 }
 
 std::string json_kind(const json& j) {
-  std::string s = j.dump();
+  std::string s = j.dump(-1, ' ', true, json::error_handler_t::replace);  // ASCII: escapes, never raw bytes
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   switch (j.type()) {
     case json::value_t::null: return "null";
@@ -36,17 +36,78 @@ std::string json_kind(const json& j) {
   }
 }
 
-std::string scenario_doc::origin_of(const std::string& path) const {
-  std::string p = path;
-  while (true) {
-    auto it = origin.find(p);
-    if (it != origin.end()) return it->second;
-    const auto cut = p.find_last_of(".[");
-    if (cut == std::string::npos) break;
-    p = p.substr(0, cut);
+namespace {
+
+// "a.b[3].c" -> "a", "b", "[3]", "c" (the components origin_of has always walked up by).
+std::vector<std::string> path_components(const std::string& path) {
+  std::vector<std::string> r;
+  std::string cur;
+  for (char c : path) {
+    if (c == '.' || c == '[') {
+      if (!cur.empty()) r.push_back(std::move(cur));
+      cur.clear();
+      if (c == '[') cur = "[";
+    } else {
+      cur += c;
+    }
   }
-  return file;
+  if (!cur.empty()) r.push_back(std::move(cur));
+  return r;
 }
+
+}  // namespace
+
+std::size_t origin_map::under(std::size_t n, const std::string& key) {
+  for (auto& c : path_components(key)) {
+    const auto it = nodes_[n].children.find(c);
+    if (it != nodes_[n].children.end()) {
+      n = it->second;
+      continue;
+    }
+    nodes_.emplace_back();
+    nodes_[n].children.emplace(std::move(c), nodes_.size() - 1);
+    n = nodes_.size() - 1;
+  }
+  return n;
+}
+
+std::size_t origin_map::find_or_add(const std::string& path) { return under(0, path); }
+
+void origin_map::set(std::size_t n, const std::string& source) {
+  // Sources are few (the files of one chain and the --set overrides): the newest first.
+  auto known = std::find(sources_.rbegin(), sources_.rend(), source);
+  if (known == sources_.rend()) {
+    sources_.push_back(source);
+    known = sources_.rbegin();
+  }
+  nodes_[n].source = static_cast<int>(sources_.rend() - known) - 1;
+}
+
+void origin_map::set(const std::string& path, const std::string& source) { set(find_or_add(path), source); }
+
+void origin_map::forget_under(const std::string& path) {
+  std::size_t n = 0;
+  for (const auto& c : path_components(path)) {
+    const auto it = nodes_[n].children.find(c);
+    if (it == nodes_[n].children.end()) return;
+    n = it->second;
+  }
+  nodes_[n].children.clear();  // (their nodes stay unreachable in nodes_: no recursion to free them)
+}
+
+std::string origin_map::lookup(const std::string& path, const std::string& fallback) const {
+  std::size_t n = 0;
+  int found = nodes_[0].source;
+  for (const auto& c : path_components(path)) {
+    const auto it = nodes_[n].children.find(c);
+    if (it == nodes_[n].children.end()) break;
+    n = it->second;
+    if (nodes_[n].source >= 0) found = nodes_[n].source;
+  }
+  return found >= 0 ? sources_[static_cast<std::size_t>(found)] : fallback;
+}
+
+std::string scenario_doc::origin_of(const std::string& path) const { return origin.lookup(path, file); }
 
 namespace {
 
@@ -64,15 +125,42 @@ std::string json_position(const std::string& path, const std::string& text, std:
   return path + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
+// Throws before parsing a document nested deeper than max_json_depth, so that nothing
+// that walks it afterwards recurses without bound.
+void check_json_depth(const std::string& path, const std::string& text) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_json_depth)
+        throw input_error(json_position(path, text, i + 1) + ": expected JSON nested at most " +
+                          std::to_string(max_json_depth) + " levels deep, found deeper nesting");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 json parse_json_text(const std::string& path, const std::string& text) {
+  check_json_depth(path, text);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto pos = what.find("syntax error");
     if (pos != std::string::npos) what = what.substr(pos);
+    // The text nlohmann read last is quoted whole: cut it short.
+    const auto last = what.find("last read: '");
+    if (last != std::string::npos && what.size() - last > 12 + 41) what = what.substr(0, last + 12 + 40) + "...'";
     throw input_error(json_position(path, text, e.byte) + ": malformed JSON: " + what);
   } catch (const json::exception& e) {
     // A number too large for a double ("1e999"): no position is given, so the number is
@@ -93,84 +181,33 @@ json parse_json_text(const std::string& path, const std::string& text) {
 
 namespace {
 
-json read_json(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw input_error(path + ": expected a scenario file (JSON), found a directory");
-  if (!fs::exists(path, ec)) throw input_error(path + ": expected a scenario file (JSON), found nothing (no such file)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path + ": cannot read file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_json_text(path, ss.str());
-}
-
 // A value replaced as a whole takes the places under it with it: what the replaced value
 // held there (and what is now missing there) comes from the replacement's origin.
-void forget_origins_under(const std::string& path, std::map<std::string, std::string>& origin) {
-  if (path.empty()) {
-    origin.clear();
-    return;
-  }
-  for (auto it = origin.lower_bound(path); it != origin.end() && it->first.compare(0, path.size(), path) == 0;)
-    if (it->first.size() > path.size() && (it->first[path.size()] == '.' || it->first[path.size()] == '['))
-      it = origin.erase(it);
-    else
-      ++it;
+void replace_origin(std::size_t node, const std::string& source, origin_map& origin) {
+  origin.forget_under(node);
+  origin.set(node, source);
 }
 
-void record_origin(const json& j, const std::string& path, const std::string& file,
-                   std::map<std::string, std::string>& origin) {
-  origin[path] = file;
-  if (j.is_object())
-    for (auto it = j.begin(); it != j.end(); ++it)
-      record_origin(it.value(), join_path(path, it.key()), file, origin);
-}
-
-// Objects merge key by key; anything else in `over` replaces what `base` had.
-void merge(json& base, const json& over, const std::string& path, const std::string& file,
-           std::map<std::string, std::string>& origin) {
+// Objects merge key by key; anything else in `over` replaces what `base` had. `node` is the
+// place of `base` in the origin tree. Recursion is bounded by max_json_depth
+// (parse_json_text has checked it), and no path is built: time and memory are linear in
+// the documents.
+void merge(json& base, json&& over, std::size_t node, const std::string& file, origin_map& origin) {
   if (!base.is_object() || !over.is_object()) {
-    base = over;
-    forget_origins_under(path, origin);
-    record_origin(over, path, file, origin);
+    base = std::move(over);
+    replace_origin(node, file, origin);
     return;
   }
   for (auto it = over.begin(); it != over.end(); ++it) {
-    const std::string p = join_path(path, it.key());
-    if (base.contains(it.key()))
-      merge(base[it.key()], it.value(), p, file, origin);
-    else {
-      base[it.key()] = it.value();
-      record_origin(it.value(), p, file, origin);
+    const std::size_t at_node = origin.under(node, it.key());
+    const auto at = base.find(it.key());
+    if (at != base.end()) {
+      merge(*at, std::move(it.value()), at_node, file, origin);
+    } else {
+      base[it.key()] = std::move(it.value());
+      origin.set(at_node, file);
     }
   }
-}
-
-void load_into(scenario_doc& sd, const std::string& path, std::vector<std::string>& chain) {
-  std::error_code ec;
-  const std::string canon = fs::weakly_canonical(fs::path(path), ec).string();
-  if (ec) throw input_error(path + ": not a usable file path (" + ec.message() + ")");
-  for (const auto& c : chain)
-    if (c == canon) throw input_error(path + ": extends: cycle through this file");
-  chain.push_back(canon);
-  json j = read_json(path);
-  if (!j.is_object()) throw input_error(path, "", "a JSON object at the top level", json_kind(j));
-  if (j.contains("extends")) {
-    const json& e = j["extends"];
-    if (!e.is_string()) throw input_error(path, "extends", "a relative file path string", json_kind(e));
-    const fs::path base = fs::path(path).parent_path() / e.get<std::string>();
-    std::error_code ec2;
-    if (!fs::exists(base, ec2))
-      throw input_error(path, "extends", "an existing file",
-                        "'" + base.string() + "' (" + (ec2 ? ec2.message() : std::string("no such file")) + ")");
-    load_into(sd, base.string(), chain);
-    j.erase("extends");
-    // A base says it is one for itself alone: what extends it is a platform to run unless it
-    // says otherwise.
-    if (!j.contains("abstract")) j["abstract"] = false;
-  }
-  merge(sd.doc, j, "", path, sd.origin);
 }
 
 }  // namespace
@@ -179,12 +216,51 @@ scenario_doc load_scenario_doc(const std::string& path) {
   scenario_doc sd;
   sd.file = path;
   sd.doc = json::object();
-  std::vector<std::string> chain;
-  load_into(sd, path, chain);
+  // The chain, scenario first: each file read once, checked, then merged from the last base
+  // up, so that each file overrides what it extends. A loop, not recursion: a chain's length
+  // costs no stack.
+  std::vector<std::pair<std::string, json>> chain;
+  std::set<std::string> seen;
+  std::uint64_t bytes = 0;
+  for (std::string file = path; !file.empty();) {
+    std::error_code ec;
+    const std::string canon = fs::weakly_canonical(fs::path(file), ec).string();
+    if (ec) throw input_error(file + ": not a usable file path (" + ec.message() + ")");
+    if (!seen.insert(canon).second) throw input_error(file + ": extends: cycle through this file");
+    if (chain.size() == max_extends_chain)
+      throw input_error(chain.back().first, "extends",
+                        "a chain of at most " + std::to_string(max_extends_chain) + " files (the scenario included)",
+                        "a longer chain");
+    std::string text = read_source(file, "a scenario file (JSON)");
+    bytes += text.size();
+    if (bytes > max_input_bytes)
+      throw input_error(file + ": expected a scenario and the files it extends of at most " +
+                        std::to_string(max_input_bytes >> 20) + " MiB together, found more");
+    json j = parse_json_text(file, text);
+    sd.sources.emplace_back(file, std::move(text));
+    if (!j.is_object()) throw input_error(file, "", "a JSON object at the top level", json_kind(j));
+    std::string next;
+    if (j.contains("extends")) {
+      const json& e = j["extends"];
+      if (!e.is_string()) throw input_error(file, "extends", "a relative file path string", json_kind(e));
+      const fs::path base = fs::path(file).parent_path() / e.get<std::string>();
+      std::error_code ec2;
+      if (!fs::exists(base, ec2))
+        throw input_error(file, "extends", "an existing file",
+                          excerpt(base.string(), 200) + " (" + (ec2 ? ec2.message() : std::string("no such file")) + ")");
+      next = base.string();
+      j.erase("extends");
+      // A base says it is one for itself alone: what extends it is a platform to run unless
+      // it says otherwise.
+      if (!j.contains("abstract")) j["abstract"] = false;
+    }
+    chain.emplace_back(file, std::move(j));
+    file = next;
+  }
+  for (std::size_t i = chain.size(); i-- > 0;) merge(sd.doc, std::move(chain[i].second), 0, chain[i].first, sd.origin);
   if (!sd.doc.contains("name")) sd.doc["name"] = fs::path(path).stem().string();
   return sd;
 }
-
 void apply_override(scenario_doc& sd, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -192,6 +268,7 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
   const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   json value;
   try {
+    check_json_depth("--set " + path, text);
     value = json::parse(text);
   } catch (const json::exception&) {
     value = text;  // bare words (and numbers no double holds) are strings
@@ -203,6 +280,9 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
   std::string key;
   std::vector<std::string> keys;
   while (std::getline(ss, key, '.')) keys.push_back(key);
+  if (keys.size() > max_json_depth)
+    throw input_error("--set " + excerpt(path) + ": expected a path of at most " + std::to_string(max_json_depth) +
+                      " components, found " + std::to_string(keys.size()));
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::string& k = keys[i];
     if (k.empty()) throw input_error("--set " + assignment + ": empty path component");
@@ -233,10 +313,10 @@ void apply_override(scenario_doc& sd, const std::string& assignment) {
       if (created && !created_at) created_at = walked;
     }
   }
-  if (created_at) sd.origin[*created_at] = "--set " + assignment;
-  *node = value;
-  forget_origins_under(walked, sd.origin);
-  record_origin(value, walked, "--set " + assignment, sd.origin);
+  if (created_at) sd.origin.set(*created_at, "--set " + assignment);
+  *node = std::move(value);
+  const std::size_t at = sd.origin.under(0, walked);
+  replace_origin(at, "--set " + assignment, sd.origin);
 }
 
 namespace {
@@ -264,7 +344,7 @@ scenario parse_scenario(const scenario_doc& sd) {
       fail(it.key(), "one of the scenario keys (name, description, abstract, clock_ns, max_cycles, modules, bindings, workload, "
                          "calibration)" +
                          (hint.empty() ? "" : "; " + hint),
-           "unknown key '" + it.key() + "'");
+           "unknown key " + excerpt(it.key()));
     }
   scenario s;
   if (!d["name"].is_string() || d["name"].get<std::string>().empty())
@@ -273,8 +353,8 @@ scenario parse_scenario(const scenario_doc& sd) {
   for (char c : s.name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
       fail("name", "letters, digits, '_', '-' or '.' (it names the output folder)",
-           "'" + s.name + "'");
-  if (s.name == "." || s.name == "..") fail("name", "a folder name other than '.' and '..'", "'" + s.name + "'");
+           excerpt(s.name, 80));
+  if (s.name == "." || s.name == "..") fail("name", "a folder name other than '.' and '..'", excerpt(s.name, 80));
   if (d.contains("description")) {
     if (!d["description"].is_string()) fail("description", "a string", json_kind(d["description"]));
     s.description = d["description"].get<std::string>();
@@ -303,7 +383,7 @@ scenario parse_scenario(const scenario_doc& sd) {
   for (auto it = mods.begin(); it != mods.end(); ++it) {
     const std::string path = join_path("modules", it.key());
     if (!is_identifier(it.key()))
-      fail(path, "an instance name made of letters, digits and '_'", "'" + it.key() + "'");
+      fail(path, "an instance name made of letters, digits and '_'", excerpt(it.key(), 80));
     if (!it.value().is_object()) fail(path, "an object with \"type\" and parameters", json_kind(it.value()));
     if (!it.value().contains("type")) fail(join_path(path, "type"), "a module type name", "nothing (missing)");
     if (!it.value()["type"].is_string())
@@ -330,7 +410,7 @@ scenario parse_scenario(const scenario_doc& sd) {
       if (!e.is_object()) fail(path, "an object {\"stat\", \"published\", \"tolerance\", \"source\"}", json_kind(e));
       for (auto it = e.begin(); it != e.end(); ++it)
         if (it.key() != "stat" && it.key() != "published" && it.key() != "tolerance" && it.key() != "source")
-          fail(path + "." + it.key(), "stat, published, tolerance or source", "unknown key '" + it.key() + "'");
+          fail(path + "." + it.key(), "stat, published, tolerance or source", "unknown key " + excerpt(it.key()));
       calibration_target t;
       t.path = path;
       if (!e.contains("stat") || !e["stat"].is_string())

@@ -39,6 +39,8 @@ usage usage_of(const instruction& in) {
   return u;
 }
 
+constexpr std::uint64_t max_liveness_bits = std::uint64_t(1) << 28;  // 32 MiB of live sets
+
 struct bitset {
   std::vector<std::uint64_t> w;
   explicit bitset(std::size_t n = 0) : w((n + 63) / 64, 0) {}
@@ -82,6 +84,12 @@ unsigned tensor_map_param(const kernel& k, const std::vector<usage>& use, const 
 
 lowered lower(const module& m, const kernel& k) {
   const std::size_t n = k.code.size(), nregs = k.regs.size();
+  // Liveness keeps a register set per instruction: bounded before it is allocated (time
+  // and memory grow with instructions x registers used).
+  if (n && std::uint64_t(n) * nregs > max_liveness_bits)
+    throw input_error(k.file + ":" + std::to_string(k.code.front().line) + ": expected a kernel of at most 2^28 " +
+                      "instructions x registers used (for register allocation), found " + std::to_string(n) +
+                      " instructions x " + std::to_string(nregs) + " registers (kernel " + k.name + ")");
   lowered out;
   out.code.name = k.name;
   out.code.file = k.file;

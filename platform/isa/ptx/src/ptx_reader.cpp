@@ -53,7 +53,7 @@ struct token {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) { return excerpt(s); }
 
 class reader {
  public:
@@ -158,7 +158,7 @@ class reader {
   static std::string found(const token& t) {
     switch (t.kind) {
       case token::end: return "the end of the file";
-      case token::string: return "\"" + t.s + "\"";
+      case token::string: return "the string " + excerpt(t.s);
       default: return quoted(t.s);
     }
   }
@@ -412,8 +412,13 @@ class reader {
     p.line = n.line;
     std::uint64_t count = 1;
     if (accept("[")) {
+      const token& c = peek();
       count = unsigned_number("an element count");
       expect("]");
+      // CUDA passes at most 32764 bytes of kernel parameters (CUDA 12.1 and later).
+      if (count > 32764 / size_of(p.type))
+        fail(c, "a parameter array of at most 32764 bytes", std::to_string(count) + " elements of " +
+                                                                std::to_string(size_of(p.type)) + " B");
     }
     p.bytes = static_cast<unsigned>(count * size_of(p.type));
     p.align = std::max(align, size_of(p.type));
@@ -511,6 +516,10 @@ class reader {
         if (count > 65536) fail(n, "at most 65536 registers", std::to_string(count));
         if (k_->regs.size() + count > (1u << 20))
           fail(n, "at most 2^20 registers declared in a kernel", std::to_string(k_->regs.size() + count));
+        // Every kernel of a file is read: the file as a whole is bounded too.
+        if (declared_ + count > (1u << 20))
+          fail(n, "at most 2^20 registers declared in a file (all its kernels)", std::to_string(declared_ + count));
+        declared_ += count;
         for (std::uint64_t i = 0; i < count; ++i) declare(n, n.s + std::to_string(i), ty);
       } else {
         declare(n, n.s, ty);
@@ -583,6 +592,7 @@ class reader {
     next();
     // The instruction's text: its source line, trimmed.
     std::string text = first.line - 1 < lines_.size() ? lines_[first.line - 1] : "";
+    text = text.substr(0, text.find("//"));  // (a comment after it is not the instruction)
     const auto b = text.find_first_not_of(" \t");
     const auto e = text.find_last_not_of(" \t\r");
     in.text = b == std::string::npos ? "" : text.substr(b, e - b + 1);
@@ -594,7 +604,8 @@ class reader {
         if (!blank) t += c;
         else if (!t.empty() && t.back() != ' ') t += ' ';
       }
-      in.text = t;
+      // At most 120 characters, control characters escaped: it goes into messages.
+      in.text = input_error::printable(t.size() > 120 ? t.substr(0, 117) + "..." : t);
     }
     decode(opt, ops, in);
     k_->code.push_back(std::move(in));
@@ -1290,6 +1301,7 @@ class reader {
   kernel* k_ = nullptr;
   std::vector<std::map<std::string, std::uint32_t>> scopes_;
   std::map<std::string, std::uint32_t> regs_by_name_;
+  std::uint64_t declared_ = 0;  // registers declared in the whole file
   // Labels are local to the { } scope that defines them (nvcc's inline assembly repeats its
   // labels, each copy in a scope of its own): per open scope, its labels and the branches
   // made in it not resolved yet.
@@ -1323,7 +1335,7 @@ const char* name_of(dtype t) {
 
 module read(const std::string& text, const std::string& file) { return reader(text, file).run(); }
 
-module read_file(const std::string& path) { return read(read_source(path), path); }
+module read_file(const std::string& path) { return read(read_source(path, "a PTX file"), path); }
 
 const kernel& find_kernel(const module& m, const std::string& name) {
   std::vector<std::string> names;

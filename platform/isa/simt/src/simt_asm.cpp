@@ -987,7 +987,7 @@ kernel assemble(const std::string& text, const std::string& file) {
 }
 
 kernel assemble_file(const std::string& path) {
-  return assemble(read_source(path), path);
+  return assemble(read_source(path, "a kernel file (SIMT assembly)"), path);
 }
 
 }  // namespace flynn::simt

@@ -603,6 +603,11 @@ class assembler : asm_lexer::line_assembler<label_def> {
 
   void emit(const std::vector<std::uint64_t>& words, const token& head) {
     if (words.empty()) return;
+    // A program's data is bounded as a whole (each .space is, and so is their sum).
+    if (words.size() > max_data_words - data_words_)
+      fail(head.col, "at most 2^24 data words in a program (128 MiB)",
+           std::to_string(data_words_ + words.size()) + " words");
+    data_words_ += words.size();
     const std::uint64_t bytes = 8 * static_cast<std::uint64_t>(words.size());
     if (bytes - 1 > ~std::uint64_t{0} - cursor_)
       fail(head.col, "data inside the 64-bit address space", quoted(head.s) + " at " + hex(cursor_));
@@ -647,6 +652,8 @@ class assembler : asm_lexer::line_assembler<label_def> {
   program prog_;
   bool in_data_ = false;
   std::uint64_t cursor_ = 0;  // next data address
+  static constexpr std::uint64_t max_data_words = std::uint64_t(1) << 24;
+  std::uint64_t data_words_ = 0;  // data words so far
   std::vector<fixup> fixups_;
 };
 
@@ -657,7 +664,7 @@ program assemble(const std::string& text, const std::string& file) {
 }
 
 program assemble_file(const std::string& path) {
-  return assemble(read_source(path), path);
+  return assemble(read_source(path, "a program file (vector assembly)"), path);
 }
 
 }  // namespace flynn::vec

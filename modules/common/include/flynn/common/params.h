@@ -29,6 +29,15 @@ class param_list {
   virtual void visit_element(std::size_t i, class param_visitor& v) = 0;
 };
 
+// What a module allocates by its parameters, declared by its parameter struct
+// (footprint()) beside visit() and check(), so that a platform can weigh it against the
+// memory budget before anything is built: the module's own state (tables, calendars,
+// registers) and the simulated memory contents it holds, which golden checks copy.
+struct param_footprint {
+  std::uint64_t state_bytes = 0;     // allocated by the module itself
+  std::uint64_t contents_bytes = 0;  // simulated memory contents (a memory's data)
+};
+
 class param_visitor {
  public:
   virtual ~param_visitor() = default;

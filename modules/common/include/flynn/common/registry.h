@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "flynn/common/module.h"
@@ -13,12 +15,29 @@
 
 namespace flynn {
 
+// What a parameter struct says its module allocates (param_footprint); a struct of a
+// user's own module that declares no footprint() counts as allocating nothing.
+template <class P, class = void>
+struct has_footprint : std::false_type {};
+template <class P>
+struct has_footprint<P, std::void_t<decltype(std::declval<const P&>().footprint())>> : std::true_type {};
+template <class P>
+param_footprint footprint_of(const P& p) {
+  if constexpr (has_footprint<P>::value) return p.footprint();
+  else return {};
+}
+
 struct module_type {
   std::string name, description;
   // Visits a default parameter struct (listing, docs, defaults).
   std::function<void(param_visitor&)> describe;
-  // Visits a default parameter struct with `binder` (which fills it), returns its issues.
-  std::function<std::vector<param_issue>(param_visitor& binder)> check;
+  // Visits a default parameter struct with `binder` (which fills it), returns its issues
+  // and what a module with those parameters allocates.
+  struct report {
+    std::vector<param_issue> issues;
+    param_footprint footprint;
+  };
+  std::function<report(param_visitor& binder)> check;
   // Builds the module with parameters filled by `binder`.
   std::function<module*(const char* instance, param_visitor& binder)> create;
 };
@@ -59,7 +78,9 @@ class module_registry {
     t.check = [](param_visitor& v) {
       P p;
       p.visit(v);
-      return p.check();
+      module_type::report r{p.check(), {}};
+      if (r.issues.empty()) r.footprint = footprint_of(p);  // (only meaningful for valid parameters)
+      return r;
     };
     t.create = [](const char* inst, param_visitor& v) -> module* {
       P p;

@@ -37,6 +37,8 @@ struct gmma_unit_params {
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // Nothing it allocates grows with a parameter beyond a few KiB.
+  param_footprint footprint() const { return {}; }
 };
 
 class gmma_unit : public lt_initiator, public gmma_if {

@@ -52,6 +52,8 @@ struct mma_engine_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class mma_engine : public lt_initiator, public golden_self_check {

@@ -53,6 +53,8 @@ struct banked_memory_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class banked_memory : public module, public golden_memory {

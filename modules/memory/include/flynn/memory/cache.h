@@ -48,6 +48,8 @@ struct cache_params {
   std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class cache : public timing_stage {

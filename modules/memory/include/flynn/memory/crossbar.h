@@ -35,6 +35,8 @@ struct crossbar_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class crossbar : public timing_stage {

@@ -57,6 +57,8 @@ struct dram_params {
   unsigned pseudo_channels_total() const { return channels * pseudo_channels; }
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class dram : public timing_stage {

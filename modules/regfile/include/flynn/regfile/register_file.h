@@ -43,6 +43,8 @@ struct register_file_params {
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class register_file : public module {

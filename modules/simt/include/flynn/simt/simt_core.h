@@ -85,6 +85,8 @@ struct simt_core_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 // How many blocks of the launch are resident on the core at once, limited by its warp slots,

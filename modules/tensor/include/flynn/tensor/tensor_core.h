@@ -45,6 +45,8 @@ struct tensor_core_params {
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // Nothing it allocates grows with a parameter beyond a few KiB.
+  param_footprint footprint() const { return {}; }
 };
 
 class tensor_core : public module {

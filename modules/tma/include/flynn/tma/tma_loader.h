@@ -50,6 +50,8 @@ struct tma_loader_params {
   double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
+  // Nothing it allocates grows with a parameter beyond a few KiB.
+  param_footprint footprint() const { return {}; }
 };
 
 class tma_loader : public module, public tma_if, public no_dmi_initiator {

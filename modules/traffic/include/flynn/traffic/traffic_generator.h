@@ -61,6 +61,8 @@ struct traffic_generator_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 // One request of the played sequence: addresses and, for writes, data. The same cursor

@@ -36,6 +36,8 @@ struct scalar_unit_params {
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
+  // Nothing it allocates grows with a parameter beyond a few KiB.
+  param_footprint footprint() const { return {}; }
 };
 
 class scalar_unit : public lt_initiator {

@@ -56,6 +56,8 @@ struct vector_unit_params {
   unsigned ports() const { return shared_ports + load_ports + store_ports; }
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
+  // What it allocates by these parameters (see param_footprint).
+  param_footprint footprint() const;
 };
 
 class vector_unit : public module, public vec::vector_dispatch_if {

@@ -38,10 +38,11 @@ struct memory_image {
   kind type = kind::integer;
 };
 
-// Parses one entry. `resolve` turns a symbol into an address (or returns false); `init`
-// allows the random forms. Throws input_error naming the JSON path.
+// Parses one entry for a memory of `memory_bytes`. `resolve` turns a symbol into an address
+// (or returns false); `init` allows the random forms. Throws input_error naming the JSON
+// path, for an image that would not fit in the memory before any element is generated.
 memory_image parse_image(const nlohmann::json& entry, const std::string& path, const scenario_doc& sd,
-                         unsigned elem_bytes, bool init,
+                         unsigned elem_bytes, std::uint64_t memory_bytes, bool init,
                          const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
                          const std::vector<std::string>& symbols);
 

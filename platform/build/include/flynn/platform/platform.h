@@ -20,13 +20,30 @@ namespace flynn {
 
 class protocol_checker;
 
+// The model memory a platform may take: what its modules allocate by their parameters, and
+// the simulated memory contents they hold four times over (the memory's own, and up to three
+// copies the golden checks make: the initial image, the golden model's memory and the
+// contents read back). Checked before any module is built; see docs/security.md.
+struct memory_budget {
+  static constexpr std::uint64_t default_bytes = std::uint64_t(8) << 30;  // 8 GiB
+  std::uint64_t bytes = default_bytes;
+  std::string source = "the default; --memory-budget or $FLYNN_MEMORY_BUDGET sets it";  // for messages
+  // The budget of `flynn run` and `flynn validate`: --memory-budget SIZE when given, else
+  // $FLYNN_MEMORY_BUDGET, else 8 GiB. SIZE is bytes with an optional K, M, G or T (binary:
+  // KiB, MiB, GiB, TiB). Throws input_error for a malformed size.
+  static memory_budget from(const std::string& option);
+};
+std::string bytes_text(std::uint64_t bytes);  // "1.5 GiB", "12 KiB", "100 B"
+
 
 class platform final : public instance_lookup {
  public:
   // Validates the scenario and elaborates it. Throws input_error on bad input; nothing is
   // simulated and nothing is written.
   // check_protocol: a base-protocol checker on every TLM link; a violation fails the run.
-  platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol = false);
+  // budget: model memory beyond it is bad input, found before anything is allocated.
+  platform(const scenario_doc& sd, const module_registry& registry, bool check_protocol = false,
+           const memory_budget& budget = {});
   ~platform() override;
   platform(const platform&) = delete;
   platform& operator=(const platform&) = delete;
@@ -56,6 +73,7 @@ class platform final : public instance_lookup {
  private:
   struct top_module;
   void bind_all();
+  void check_memory_budget(const std::vector<param_footprint>& footprints, const memory_budget& budget) const;
 
   const scenario_doc& sd_;
   scenario spec_;

@@ -9,6 +9,17 @@
 
 namespace flynn {
 
+// The Slurm job a sweep file gives when every point is submitted, for tests and the fuzzer:
+// job.sh, and per task its argument file (the point's log, then flynn and its arguments, each
+// ended by a NUL byte) beside the arguments the task must receive. Throws input_error as
+// `flynn sweep` does; reads and writes no file.
+struct sweep_slurm_files {
+  std::string script;
+  std::vector<std::string> task_files;
+  std::vector<std::vector<std::string>> task_argv;
+};
+sweep_slurm_files sweep_slurm_job(const std::string& file, const std::string& text, const std::string& outdir,
+                                  const std::string& exe);
 
 // The arguments after "sweep"; returns the exit status (0 every point ok, 1 some failed,
 // are stale or did not run; bad input, exit status 2, is thrown as input_error).

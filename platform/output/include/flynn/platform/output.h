@@ -22,8 +22,11 @@ struct scenario_doc;
 std::string output_root(const std::string& option);
 
 // Throws input_error if `dir` exists and is not a previous Flynn output folder, or holds
-// files Flynn did not write there (the marker lists what it wrote).
+// files Flynn did not write there (the marker lists what it wrote; for a marker of an
+// earlier version that lists nothing, only the names a run writes are Flynn's), or is a
+// symbolic link (never followed).
 void check_outdir(const std::string& dir);
+
 
 // Calls write(tmpdir) to fill a temporary folder, then replaces `dir` with it.
 void publish_outdir(const std::string& dir, const std::function<void(const std::string&)>& write);

@@ -12,18 +12,57 @@
 
 namespace flynn {
 
+// Limits on any JSON document Flynn reads (scenario, extends, sweep, --set values), so that
+// no input makes the reader recurse without bound or use memory out of proportion to it.
+constexpr std::size_t max_json_depth = 64;       // nesting of arrays and objects
+constexpr std::size_t max_extends_chain = 32;    // files in one extends chain, the scenario included
+
+// Where each value of a merged document came from: a file, or "--set PATH=VALUE". Kept as a
+// tree of path components (dotted keys, [i] indices) with a source at the root of each value
+// a file or override put in place; a value's origin is that of its nearest recorded
+// ancestor. Memory is linear in the documents merged, whatever their depth.
+class origin_map {
+ public:
+  // `source` put the value at `path` in place ("" is the whole document).
+  void set(const std::string& path, const std::string& source);
+  // Forgets what was recorded strictly below `path` (a value replaced as a whole).
+  void forget_under(const std::string& path);
+  // The source of the value at `path`, or `fallback` when nothing above it is recorded.
+  std::string lookup(const std::string& path, const std::string& fallback) const;
+
+  // The same by node, for walking a document without building its paths: node 0 is the
+  // whole document, under(n, key) the value at key `key` of n (made when new).
+  std::size_t under(std::size_t n, const std::string& key);
+  void set(std::size_t n, const std::string& source);
+  void forget_under(std::size_t n) { nodes_[n].children.clear(); }
+
+ private:
+  struct node {
+    std::map<std::string, std::size_t> children;  // component -> index in nodes_
+    int source = -1;                              // index in sources_
+  };
+  std::size_t find_or_add(const std::string& path);
+  std::vector<node> nodes_{node{}};
+  std::vector<std::string> sources_;
+};
+
 struct scenario_doc {
-  nlohmann::json doc;                          // merged document
-  std::map<std::string, std::string> origin;   // dotted path -> file (or "--set")
-  std::string file;                            // the scenario file as given
+  nlohmann::json doc;    // merged document
+  origin_map origin;     // where each value came from
+  std::string file;      // the scenario file as given
+  // The files read, as opened, with their text: the scenario first, then each file it
+  // extends in chain order (provenance records them as read).
+  std::vector<std::pair<std::string, std::string>> sources;
   // The file a value at `path` came from (longest recorded prefix).
   std::string origin_of(const std::string& path) const;
 };
 
 // Parses `text`, read from `path`, as JSON. Throws input_error "PATH:LINE:COL: malformed
-// JSON: ..." for a syntax error or a number no double holds.
+// JSON: ..." for a syntax error or a number no double holds, and "PATH:LINE:COL: expected
+// JSON nested at most 64 levels deep" before parsing a deeper document.
 nlohmann::json parse_json_text(const std::string& path, const std::string& text);
-// Reads `path`, following `extends`. Throws input_error (unreadable, malformed JSON with
+// Reads `path`, following `extends` (at most max_extends_chain files, max_input_bytes in
+// all). Throws input_error (unreadable, not a regular file, too large, malformed JSON with
 // line:column, extends cycles, wrong types).
 scenario_doc load_scenario_doc(const std::string& path);
 // Applies one "a.b.c=VALUE" override (VALUE parsed as JSON, else taken as a string).
