@@ -18,6 +18,7 @@
 #include "flynn/common/format.h"
 #include "flynn/common/registry.h"
 #include "flynn/memory/banked_memory.h"
+#include "flynn/memory/cache.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
@@ -706,4 +707,23 @@ TEST_CASE("a platform over the memory budget is bad input before any module is b
                     Contains("modules.mem: expected model memory within the memory budget of 200 MiB (a test), found "
                              "256 MiB in all: modules.mem 256 MiB (64 MiB of memory contents, four times"));
   CHECK(sc_core::sc_get_top_level_objects().empty());  // nothing was built
+}
+
+TEST_CASE("footprints grow with the parameters that size what a module allocates") {
+  flynn::banked_memory_params m;
+  m.size_bytes = 1 << 20;
+  const auto small = m.footprint();
+  m.size_bytes = 2 << 20;
+  const auto large = m.footprint();
+  CHECK(small.contents_bytes == (1u << 20));
+  CHECK(large.contents_bytes == 2 * small.contents_bytes);
+  CHECK(large.state_bytes > small.state_bytes);  // the first level of the per-word tables
+  m.banks = 4096;
+  CHECK(m.footprint().state_bytes > large.state_bytes);  // a calendar per bank
+  flynn::cache_params c;
+  c.line_bytes = 128;
+  const auto lines128 = c.footprint().state_bytes;
+  c.line_bytes = 32;
+  CHECK(c.footprint().state_bytes > 3 * lines128);  // four times the lines, the MSHRs unchanged
+  CHECK(c.footprint().contents_bytes == 0);
 }
