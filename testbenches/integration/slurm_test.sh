@@ -96,6 +96,11 @@ for _ in $(seq 1 180); do
 done
 [[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] || fail "job $JOB still queued or running after 180 s"
 echo "ok - job array $JOB ran"
+# The job name of job.sh's quoted #SBATCH line, as sbatch read it (quotes removed).
+scontrol show job "$JOB" 2>/dev/null | grep -qE "JobName=flynn-vector_banks( |$)" ||
+  fail "the job is not named flynn-vector_banks: $(scontrol show job "$JOB" 2>&1 | grep -o 'JobName=[^ ]*' | head -1)"
+[[ -z "$(ls sw/slurm/task-*.out 2>/dev/null | head -1)" || -f sw/slurm/task-0.out ]] || fail "the tasks' output is not in sw/slurm"
+echo "ok - the job is named flynn-vector_banks, its tasks' output in the sweep's slurm folder"
 
 "$FLYNN" sweep "$SWEEP" --outdir sw --collect > collect.out 2>&1 || { cat collect.out sw/points/*.log >&2; fail "sweep --collect"; }
 cat collect.out

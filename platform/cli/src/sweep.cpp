@@ -75,17 +75,6 @@ std::string label(const std::string& path, const json& v) {
   return s.substr(0, 40);
 }
 
-// The first character of `s` that is not a letter, digit, '_', '-' or '.', described for a
-// message ("'\\n' at character 2"), or "" when there is none.
-std::string unsafe_char(const std::string& s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.'))
-      return excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1);
-  }
-  return {};
-}
-
 // The first control character of `s` (newline, tab, escape, NUL ...), described, or "".
 std::string control_char(const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -106,7 +95,7 @@ void check_name(const std::string& file, const std::string& name, bool from_file
   const std::string where = from_file_name ? "(the sweep's name, from its file name; or give \"name\")" : "name";
   const std::string expected =
       "letters, digits, '_', '-' or '.' (at most " + std::to_string(max_name) + "; it names the output folder and the Slurm job)";
-  const std::string bad = unsafe_char(name);
+  const std::string bad = unsafe_name_char(name);
   if (!bad.empty()) throw input_error(file, where, expected, excerpt(name) + ", with " + bad);
   if (name.empty() || name.size() > max_name || name == "." || name == ".." || name[0] == '-')
     throw input_error(file, where, expected + ", not empty, '.', '..' or starting with '-'", excerpt(name));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -127,6 +128,15 @@ std::string read_source(const std::string& path, const std::string& what) {
   }
   ::close(fd);
   return text;
+}
+
+std::string unsafe_name_char(const std::string& name) {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.'))
+      return excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1);
+  }
+  return {};
 }
 
 std::string excerpt(const std::string& text, std::size_t max) {

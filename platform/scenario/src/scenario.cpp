@@ -350,10 +350,8 @@ scenario parse_scenario(const scenario_doc& sd) {
   if (!d["name"].is_string() || d["name"].get<std::string>().empty())
     fail("name", "a non-empty string", json_kind(d["name"]));
   s.name = d["name"].get<std::string>();
-  for (char c : s.name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
-      fail("name", "letters, digits, '_', '-' or '.' (it names the output folder)",
-           excerpt(s.name, 80));
+  if (const std::string bad = unsafe_name_char(s.name); !bad.empty())
+    fail("name", "letters, digits, '_', '-' or '.' (it names the output folder)", excerpt(s.name, 80) + ", with " + bad);
   if (s.name == "." || s.name == "..") fail("name", "a folder name other than '.' and '..'", excerpt(s.name, 80));
   if (d.contains("description")) {
     if (!d["description"].is_string()) fail("description", "a string", json_kind(d["description"]));

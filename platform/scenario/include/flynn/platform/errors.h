@@ -34,6 +34,11 @@ std::string read_source(const std::string& path, const std::string& what = "an i
 // after a cut, so that a message never carries much of a file or raw terminal controls.
 std::string excerpt(const std::string& text, std::size_t max = 40);
 
+// Names that become folder names (scenarios, sweeps) hold letters, digits, '_', '-' and '.'
+// only: the first character of `name` that is not one of them, described for a message
+// ("'\\n' at character 2"), or "" when there is none.
+std::string unsafe_name_char(const std::string& name);
+
 // "did you mean 'x'?" for the candidate nearest to `word` (empty when nothing is close).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
