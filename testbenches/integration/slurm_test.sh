@@ -90,15 +90,16 @@ SWEEP="$SRC/sweeps/vector_banks.json"
 cat submit.out
 JOB="$(cat sw/slurm/job_id)"
 [[ -n "$JOB" ]] || fail "no job id"
+# The job name of job.sh's quoted #SBATCH line, as sbatch read it (quotes removed); asked
+# at once, while the controller surely holds the job's record.
+JOB_NAME="$(scontrol show job "$JOB" 2>&1 | grep -o 'JobName=[^ ]*' | head -1)"
 for _ in $(seq 1 180); do
   [[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] && break
   sleep 1
 done
 [[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] || fail "job $JOB still queued or running after 180 s"
 echo "ok - job array $JOB ran"
-# The job name of job.sh's quoted #SBATCH line, as sbatch read it (quotes removed).
-scontrol show job "$JOB" 2>/dev/null | grep -qE "JobName=flynn-vector_banks( |$)" ||
-  fail "the job is not named flynn-vector_banks: $(scontrol show job "$JOB" 2>&1 | grep -o 'JobName=[^ ]*' | head -1)"
+[[ "$JOB_NAME" == "JobName=flynn-vector_banks" ]] || fail "the job is not named flynn-vector_banks: '$JOB_NAME'"
 [[ -z "$(ls sw/slurm/task-*.out 2>/dev/null | head -1)" || -f sw/slurm/task-0.out ]] || fail "the tasks' output is not in sw/slurm"
 echo "ok - the job is named flynn-vector_banks, its tasks' output in the sweep's slurm folder"
 

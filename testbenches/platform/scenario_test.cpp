@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <set>
 #include <string>
 
 #include "flynn/common/format.h"
@@ -20,6 +22,7 @@
 #include "flynn/memory/banked_memory.h"
 #include "flynn/memory/cache.h"
 #include "flynn/platform/errors.h"
+#include "flynn/platform/json_params.h"
 #include "flynn/platform/output.h"
 #include "flynn/platform/platform.h"
 #include "flynn/platform/scenario.h"
@@ -726,4 +729,92 @@ TEST_CASE("footprints grow with the parameters that size what a module allocates
   c.line_bytes = 32;
   CHECK(c.footprint().state_bytes > 3 * lines128);  // four times the lines, the MSHRs unchanged
   CHECK(c.footprint().contents_bytes == 0);
+}
+
+// ---- listed ranges are the enforced ones ----------------------------------------------------
+
+namespace {
+// The numeric parameters of a module type with the ranges its declaration lists.
+struct range_collector final : flynn::param_visitor {
+  struct numeric {
+    std::string name;
+    bool real = false;
+    std::uint64_t min = 0, max = 0;
+    double fmin = 0, fmax = 0;
+  };
+  std::vector<numeric> found;
+  void u64(const flynn::param_meta& m, std::uint64_t&, std::uint64_t min, std::uint64_t max) override {
+    found.push_back({m.name, false, min, max, 0, 0});
+  }
+  void f64(const flynn::param_meta& m, double&, double min, double max) override {
+    found.push_back({m.name, true, 0, 0, min, max});
+  }
+  void i64(const flynn::param_meta&, std::int64_t&) override {}
+  void flag(const flynn::param_meta&, bool&) override {}
+  void text(const flynn::param_meta&, std::string&) override {}
+  void choice(const flynn::param_meta&, std::string&, const std::vector<std::string>&) override {}
+  void u64_list(const flynn::param_meta&, std::vector<std::uint64_t>&) override {}
+  void list(const flynn::param_meta&, flynn::param_list&) override {}  // (nested structs: not top level)
+};
+
+// The issues of a module type's parameters with one value set (the others at their defaults):
+// "" when valid, else "FIELD: expected ..." of the first issue (or the binder's message).
+std::string issue_with(const flynn::module_type& t, const std::string& name, const nlohmann::json& value) {
+  flynn::scenario_doc sd;
+  sd.file = "listed.json";
+  const nlohmann::json src = {{name, value}};
+  nlohmann::json out = nlohmann::json::object();
+  flynn::json_binder b(src, out, "modules.m", sd);
+  try {
+    const auto r = t.check(b);
+    if (r.issues.empty()) return "";
+    return r.issues.front().field + ": expected " + r.issues.front().expected;
+  } catch (const flynn::input_error& e) {
+    return e.what();
+  }
+}
+}  // namespace
+
+TEST_CASE("flynn list's ranges are what the binder and checks enforce: each maximum is taken, one past it refused") {
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  // Rules between two parameters (a field's own limit is in its range; these depend on
+  // another field, at its default here).
+  const std::set<std::string> relational = {
+      "vector_unit.lanes",          // at most max_vl
+      "simt_core.lanes",            // at most warp_size
+      "simt_core.active_warps",     // at most max_warps
+      "cache.shared_carveout_bytes",  // below size_bytes
+      "cache.sector_bytes",         // at most line_bytes
+      "cache.line_bytes",           // a multiple of sector_bytes and at most size / ways
+      "cache.ways",                 // at most the lines
+      "mma_engine.k_block",         // divides k
+      "mma_engine.instr_m",         // tiles each unit's share of m x n x k
+      "crossbar.partitions",        // at most ports and outputs
+      "dram.interleave_bytes",      // at most row_bytes
+      "dram.tRFC",                  // less than tREFI
+  };
+  std::size_t checked = 0;
+  for (const auto& type : reg.names()) {
+    const flynn::module_type& t = *reg.find(type);
+    range_collector c;
+    t.describe(c);
+    for (const auto& p : c.found) {
+      const std::string key = type + "." + p.name;
+      if (p.name == "clock_ns") continue;  // (the scenario clock's range, checked by the scenario)
+      INFO(key);
+      if (!p.real && p.max != std::numeric_limits<std::uint64_t>::max()) {
+        const std::string at_max = issue_with(t, p.name, p.max);
+        if (!relational.count(key)) CHECK_THAT(at_max, !Contains(p.name + ":") && !Contains("modules.m." + p.name));
+        CHECK_THAT(issue_with(t, p.name, p.max + 1), Contains("modules.m." + p.name + ": expected"));
+        ++checked;
+      } else if (!p.real) {
+        // Listed as unbounded above: the checks must not bound it on their own.
+        const std::string at_max = issue_with(t, p.name, std::uint64_t(1) << 40);
+        if (!relational.count(key)) CHECK_THAT(at_max, !Contains(p.name + ":"));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 100);
 }

@@ -18,7 +18,8 @@ namespace flynn {
 // ---------------------------------------------------------------------------- parameters
 
 void banked_memory_params::visit(param_visitor& v) {
-  param(v, {"size_bytes", "B", "capacity in bytes (a multiple of word_bytes)"}, size_bytes, 1);
+  param(v, {"size_bytes", "B", "capacity in bytes (a multiple of word_bytes)"}, size_bytes, 1,
+        std::uint64_t(1) << 30);
   param(v, {"word_bytes", "B", "bytes per bank word (power of two)"}, word_bytes, 1, 4096);
   param(v, {"banks", "", "number of independently accessible banks"}, banks, 1, 4096);
   param_enum(v, {"mapping", "", "address to bank mapping"}, mapping, bank_mappings);
@@ -72,8 +73,6 @@ std::vector<param_issue> banked_memory_params::check() const {
                  "0"});
   if (mapping == bank_mapping_kind::xor_hashed && !pow2(banks))
     r.push_back({"banks", "a power of two for the xor mapping", std::to_string(banks)});
-  if (size_bytes > (std::uint64_t(1) << 30))
-    r.push_back({"size_bytes", "at most 1 GiB", std::to_string(size_bytes)});
   return r;
 }
 

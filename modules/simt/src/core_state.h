@@ -56,6 +56,7 @@ struct warp {
   enum class wait { none, memory, scoreboard, barrier, async } why = wait::none;
   bool at_barrier = false;
   std::uint32_t barrier_pc = 0;  // the bar.sync it waits at (while at_barrier)
+  std::uint32_t barrier_mask = 0;  // its threads that arrived there (the others took another path)
   std::vector<std::uint64_t> inflight;
   std::array<std::uint64_t, num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)

@@ -233,7 +233,15 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
           "bar.sync: warp " + std::to_string(w.slot) + " of block " + std::to_string(bs.id) + " arrives (" +
               std::to_string(bs.arrived) + " of " + std::to_string(bs.warps_left) + " warps)");
   if (bs.arrived < bs.warps_left) return;
-  if (bs.exited_threads > 0) {
+  // Every warp of the block is here. bar.sync waits for every thread of the block (PTX ISA,
+  // bar.sync): threads that exited, or that took another path of a divergent branch (their
+  // warp now waits here without them), never arrive.
+  bool all_threads = bs.exited_threads == 0;
+  for (int s : bs.warps) {
+    const warp& x = *warps_[static_cast<std::size_t>(s)];
+    if (x.live && (first_lanes(x.threads) & ~x.exited & ~x.barrier_mask) != 0) all_threads = false;
+  }
+  if (!all_threads) {
     fault_ = simt::barrier_deadlock(kernel_, blocks_, warps_);
     return;
   }
@@ -448,6 +456,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     case op::bar:
       top.pc = pc + 1;
       w.barrier_pc = pc;
+      w.barrier_mask = mask;
       arrive_barrier(w, t);
       break;
     case op::exit: {

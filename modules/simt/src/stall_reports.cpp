@@ -25,8 +25,17 @@ std::string barrier_deadlock(const kernel& k, const std::vector<block_slot>& blo
         if (where.empty() && w.barrier_pc < k.code.size()) where = at_pc(k, w.barrier_pc);
       }
     }
-    if (bs.exited_threads) gone += (gone.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + ": " +
-                                   std::to_string(bs.exited_threads) + " threads exited";
+    unsigned diverged = 0;  // threads of waiting warps on another path of a branch
+    for (int s : bs.warps) {
+      const warp& w = *warps[static_cast<std::size_t>(s)];
+      if (w.live && w.at_barrier) diverged += static_cast<unsigned>(__builtin_popcount(first_lanes(w.threads) & ~w.exited & ~w.barrier_mask));
+    }
+    std::string why;
+    if (bs.exited_threads) why = std::to_string(bs.exited_threads) + " threads exited";
+    if (diverged)
+      why += (why.empty() ? "" : " and ") + std::to_string(diverged) +
+             " threads took another path of a branch (their warp waits at the barrier without them)";
+    if (!why.empty()) gone += (gone.empty() ? "" : ", ") + std::string("block ") + std::to_string(bs.id) + ": " + why;
   }
   return "barrier deadlock: " + waiting + " wait at " + (where.empty() ? "bar.sync" : where) + " but " + gone +
          " and can never arrive";

@@ -244,7 +244,7 @@ void platform::bind_all() {
   auto locate = [&](const binding_spec& b, std::size_t side) -> sc_core::sc_object* {
     const std::string& ref = side == 0 ? b.initiator : b.target;
     const std::string path = index_path(b.path, side);
-    const std::string file = sd_.origin_of(b.path);
+    const std::string file = sd_.origin_of(path);  // (a --set may have replaced this side alone)
     const auto dot = ref.find('.');
     std::vector<std::string> instances;
     for (auto* m : modules_) instances.push_back(m->basename());
@@ -263,7 +263,6 @@ void platform::bind_all() {
                       excerpt(sock, 80));
   };
   for (const auto& b : spec_.bindings) {
-    const std::string file = sd_.origin_of(b.path);
     sc_core::sc_object* io = locate(b, 0);
     sc_core::sc_object* to = locate(b, 1);
     const link_type* link = nullptr;
@@ -271,14 +270,14 @@ void platform::bind_all() {
       if (l.is_port(io) || l.is_export(io) || l.is_port(to) || l.is_export(to)) link = &l;
     if (link) {  // a non-TLM link: port -> export of one interface
       if (!link->is_port(io))
-        throw input_error(file, index_path(b.path, 0), "a " + link->interface_name + " port",
+        throw input_error(sd_.origin_of(index_path(b.path, 0)), index_path(b.path, 0), "a " + link->interface_name + " port",
                           excerpt(b.initiator, 80) + ", a " + std::string(io->kind()));
       if (!link->is_export(to))
-        throw input_error(file, index_path(b.path, 1), "a " + link->interface_name + " export",
+        throw input_error(sd_.origin_of(index_path(b.path, 1)), index_path(b.path, 1), "a " + link->interface_name + " export",
                           excerpt(b.target, 80) + ", a " + std::string(to->kind()));
       for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
         if (!bound.insert(ref).second)
-          throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
+          throw input_error(sd_.origin_of(index_path(b.path, static_cast<std::size_t>(side))), index_path(b.path, static_cast<std::size_t>(side)),
                             "a socket bound only once", excerpt(ref, 80) + " bound again");
       link->bind(io, to);
       links_.emplace_back(b.initiator, b.target.substr(0, b.target.find('.')));
@@ -287,14 +286,14 @@ void platform::bind_all() {
     auto* i = dynamic_cast<base_initiator*>(io);
     auto* t = dynamic_cast<base_target*>(to);
     if (!i)
-      throw input_error(file, index_path(b.path, 0), "an initiator socket (TLM-2.0 base protocol)",
+      throw input_error(sd_.origin_of(index_path(b.path, 0)), index_path(b.path, 0), "an initiator socket (TLM-2.0 base protocol)",
                         excerpt(b.initiator, 80) + ", a " + std::string(io->kind()));
     if (!t)
-      throw input_error(file, index_path(b.path, 1), "a target socket (TLM-2.0 base protocol)",
+      throw input_error(sd_.origin_of(index_path(b.path, 1)), index_path(b.path, 1), "a target socket (TLM-2.0 base protocol)",
                         excerpt(b.target, 80) + ", a " + std::string(to->kind()));
     for (const auto& [ref, side] : {std::pair{b.initiator, 0}, std::pair{b.target, 1}})
       if (!bound.insert(ref).second)
-        throw input_error(file, index_path(b.path, static_cast<std::size_t>(side)),
+        throw input_error(sd_.origin_of(index_path(b.path, static_cast<std::size_t>(side))), index_path(b.path, static_cast<std::size_t>(side)),
                           "a socket bound only once", excerpt(ref, 80) + " bound again");
     if (check_protocol_) {  // initiator -> checker -> target
       std::string n = "protocol_" + b.initiator + "_" + b.target;

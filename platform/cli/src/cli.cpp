@@ -89,7 +89,7 @@ const char* run_usage =
     "                          side may be left out (1000: , :5000)\n"
     "  --trace-modules PATTERN trace only modules whose name (top.sm) or instance name (sm)\n"
     "                          matches a glob of the comma-separated PATTERN (sm,rf*)\n"
-    "  --max-cycles N          stop after N cycles (a cycle-limit failure); default: the\n"
+    "  --max-cycles N          stop after N >= 1 cycles (a cycle-limit failure); default: the\n"
     "                          scenario's max_cycles\n"
     "  --check-protocol        a TLM-2.0 base-protocol checker on every TLM link; a violation\n"
     "                          fails the run\n"
@@ -213,6 +213,9 @@ options parse_args(const std::string& command, int argc, char** argv) {
   (command == "list" ? o.module_type : o.scenario) = operand;
   if (vm.count("max-cycles")) {
     o.max_cycles = count_option("--max-cycles", max_cycles);
+    if (o.max_cycles == 0)  // (a scenario's max_cycles 0 means no limit; a limit given here is one)
+      throw input_error("command line: --max-cycles: expected a limit of at least 1 cycle (leave the option out for "
+                        "the scenario's max_cycles), found 0");
     o.max_cycles_given = true;
   }
   if (!o.trace.empty() && o.trace != "vcd" && o.trace != "perfetto" && o.trace != "vcd,perfetto" &&
