@@ -75,14 +75,18 @@ std::string label(const std::string& path, const json& v) {
   return s.substr(0, 40);
 }
 
-// The first control character of `s` (newline, tab, escape, NUL ...), described, or "".
-std::string control_char(const std::string& s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
+// Throws input_error at `path` of `file` when `text` holds a control character (newline,
+// tab, escape, NUL ...): a value a point needs never does, and a newline would become a line
+// of its own wherever the value is written out. `expected` says what the value is.
+void refuse_control_chars(const std::string& file, const std::string& path, const std::string& expected,
+                          const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 || c == 0x7f)
-      return excerpt(std::string(1, static_cast<char>(c))) + " at character " + std::to_string(i + 1);
+      throw input_error(file, path, expected + " without control characters",
+                        excerpt(text) + ", with " + excerpt(std::string(1, static_cast<char>(c))) +
+                            " at character " + std::to_string(i + 1));
   }
-  return {};
 }
 
 constexpr std::size_t max_points = 100000;
@@ -118,9 +122,7 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
   if (!d.contains("base") || !d["base"].is_string())
     bad(file, "base", "the base scenario file (relative to the sweep file)", d.contains("base") ? &d["base"] : nullptr);
   fs::path base = d["base"].get<std::string>();
-  if (!control_char(base.string()).empty())
-    throw input_error(file, "base", "a scenario file path without control characters",
-                      excerpt(base.string()) + ", with " + control_char(base.string()));
+  refuse_control_chars(file, "base", "a scenario file path", base.string());
   if (base.is_relative()) base = fs::path(file).parent_path() / base;
   s.base = base.lexically_normal().string();
   s.base_absolute = fs::absolute(base).lexically_normal().string();
@@ -133,11 +135,7 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
     for (std::size_t i = 0; i < d["sets"].size(); ++i) {
       if (!d["sets"][i].is_string()) bad(file, index_path("sets", i), "a \"PATH=VALUE\" string", &d["sets"][i]);
       const std::string set = d["sets"][i].get<std::string>();
-      // Control characters are never part of a value a point needs, and a newline would
-      // become a line of its own wherever the value is written out.
-      if (!control_char(set).empty())
-        throw input_error(file, index_path("sets", i), "a \"PATH=VALUE\" override without control characters",
-                          excerpt(set) + ", with " + control_char(set));
+      refuse_control_chars(file, index_path("sets", i), "a \"PATH=VALUE\" override", set);
       s.sets.push_back(set);
     }
   }
@@ -151,9 +149,8 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
     if (!a.is_object() || !a.contains("path") || !a["path"].is_string())
       bad(file, p + ".path", "a dotted scenario path (\"modules.mem.banks\")", a.is_object() && a.contains("path") ? &a["path"] : nullptr);
     const std::string path = a["path"].get<std::string>();
-    if (path.empty() || !control_char(path).empty())
-      throw input_error(file, p + ".path", "a dotted scenario path without control characters",
-                        path.empty() ? std::string("an empty string") : excerpt(path) + ", with " + control_char(path));
+    if (path.empty()) throw input_error(file, p + ".path", "a dotted scenario path", "an empty string");
+    refuse_control_chars(file, p + ".path", "a dotted scenario path", path);
     if (!a.contains("values") || !a["values"].is_array() || a["values"].empty())
       bad(file, p + ".values", "a non-empty array of values", a.contains("values") ? &a["values"] : nullptr);
     s.axes.push_back({path, {}});
@@ -171,9 +168,7 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
     for (std::size_t i = 0; i < d["metrics"].size(); ++i) {
       if (!d["metrics"][i].is_string()) bad(file, index_path("metrics", i), "a statistic name", &d["metrics"][i]);
       const std::string m = d["metrics"][i].get<std::string>();
-      if (!control_char(m).empty())
-        throw input_error(file, index_path("metrics", i), "a statistic name without control characters",
-                          excerpt(m) + ", with " + control_char(m));
+      refuse_control_chars(file, index_path("metrics", i), "a statistic name", m);
       s.metrics.push_back(m);
     }
   }
@@ -854,16 +849,21 @@ struct slurm_job {
   std::vector<std::string> tasks;
 };
 
+// What a point's task runs: its log file, then flynn and the run's arguments (absolute
+// paths: a task may start anywhere).
+std::vector<std::string> task_argv(const sweep_spec& s, const point& pt, const std::string& out,
+                                   const std::string& exe) {
+  const std::string pdir = fs::absolute(out + "/points/" + pt.name).lexically_normal().string();
+  std::vector<std::string> argv = {pdir + ".log", exe};
+  for (auto& a : run_args(s, pt, pdir, true)) argv.push_back(std::move(a));
+  return argv;
+}
+
 slurm_job make_slurm_job(const sweep_spec& s, const std::vector<const point*>& todo, const std::string& out,
                          const std::string& exe) {
   const std::string adir = fs::absolute(out + "/slurm").lexically_normal().string();
   slurm_job j;
-  for (const point* pt : todo) {
-    const std::string pdir = fs::absolute(out + "/points/" + pt->name).lexically_normal().string();
-    std::vector<std::string> argv = {pdir + ".log", exe};
-    for (auto& a : run_args(s, *pt, pdir, true)) argv.push_back(std::move(a));
-    j.tasks.push_back(task_file(argv));
-  }
+  for (const point* pt : todo) j.tasks.push_back(task_file(task_argv(s, *pt, out, exe)));
   std::ostringstream job;
   job << "#!/bin/bash\n"
       << "#SBATCH --job-name=\"flynn-" << s.name << "\"\n"
@@ -978,12 +978,7 @@ sweep_slurm_files sweep_slurm_job(const std::string& file, const std::string& te
   for (const auto& pt : s.points) all.push_back(&pt);
   slurm_job j = make_slurm_job(s, all, outdir, exe);
   sweep_slurm_files r{std::move(j.script), std::move(j.tasks), {}};
-  for (const auto& pt : s.points) {
-    const std::string pdir = fs::absolute(outdir + "/points/" + pt.name).lexically_normal().string();
-    std::vector<std::string> argv = {pdir + ".log", exe};
-    for (auto& a : run_args(s, pt, pdir, true)) argv.push_back(std::move(a));
-    r.task_argv.push_back(std::move(argv));
-  }
+  for (const auto& pt : s.points) r.task_argv.push_back(task_argv(s, pt, outdir, exe));
   return r;
 }
 

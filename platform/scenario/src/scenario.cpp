@@ -71,8 +71,6 @@ std::size_t origin_map::under(std::size_t n, const std::string& key) {
   return n;
 }
 
-std::size_t origin_map::find_or_add(const std::string& path) { return under(0, path); }
-
 void origin_map::set(std::size_t n, const std::string& source) {
   // Sources are few (the files of one chain and the --set overrides): the newest first.
   auto known = std::find(sources_.rbegin(), sources_.rend(), source);
@@ -83,7 +81,7 @@ void origin_map::set(std::size_t n, const std::string& source) {
   nodes_[n].source = static_cast<int>(sources_.rend() - known) - 1;
 }
 
-void origin_map::set(const std::string& path, const std::string& source) { set(find_or_add(path), source); }
+void origin_map::set(const std::string& path, const std::string& source) { set(under(0, path), source); }
 
 void origin_map::forget_under(const std::string& path) {
   std::size_t n = 0;

@@ -41,7 +41,6 @@ class origin_map {
     std::map<std::string, std::size_t> children;  // component -> index in nodes_
     int source = -1;                              // index in sources_
   };
-  std::size_t find_or_add(const std::string& path);
   std::vector<node> nodes_{node{}};
   std::vector<std::string> sources_;
 };
