@@ -96,6 +96,71 @@ TEST_CASE("b_transport: status on entry - decreased delay - modified write data 
   CHECK(mentions(l.chk, "b.attribute_modified", "write data array contents"));
 }
 
+TEST_CASE("request attributes: null data - zero length - zero streaming width - DMI hint - payload option") {
+  std::vector<unsigned char> buf(128);
+  link l([&](initiator& i) {
+    auto send = [&](auto edit) {
+      tlm::tlm_generic_payload gp;
+      setup(gp, tlm::TLM_READ_COMMAND, 0x80, buf.data(), 16);
+      edit(gp);
+      sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+      i.socket->b_transport(gp, d);
+    };
+    send([](tlm::tlm_generic_payload& gp) { gp.set_data_ptr(nullptr); });
+    send([](tlm::tlm_generic_payload& gp) {  // an own request of a cache level: no data moves, 128 B named
+      gp.set_command(tlm::TLM_IGNORE_COMMAND);
+      gp.set_data_ptr(nullptr);
+      gp.set_data_length(128);
+      gp.set_streaming_width(128);
+    });
+    send([](tlm::tlm_generic_payload& gp) { gp.set_data_length(0); gp.set_streaming_width(1); });
+    send([](tlm::tlm_generic_payload& gp) { gp.set_streaming_width(0); });
+    send([](tlm::tlm_generic_payload& gp) { gp.set_dmi_allowed(true); });
+    send([](tlm::tlm_generic_payload& gp) { gp.set_gp_option(tlm::TLM_FULL_PAYLOAD); });
+    // Clean: an extension-only request (no data, length 0) and one with a valid pointer.
+    tlm::tlm_generic_payload gp;
+    setup(gp, tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    i.socket->b_transport(gp, d);
+    setup(gp, tlm::TLM_IGNORE_COMMAND, 0, buf.data(), 128);
+    i.socket->b_transport(gp, d);
+  });
+  sc_core::sc_start();
+  INFO(l.chk.report());
+  CHECK(l.chk.count("gp.data_pointer") == 2);
+  CHECK(mentions(l.chk, "gp.data_pointer", "read of 16 B at 0x80, b_transport: a read or write with a null data pointer"));
+  CHECK(mentions(l.chk, "gp.data_pointer", "ignore of 128 B at 0x80, b_transport: a null data pointer with a data length of 128"));
+  CHECK(l.chk.count("gp.data_length") == 1);
+  CHECK(l.chk.count("gp.streaming_width") == 1);
+  CHECK(l.chk.count("gp.dmi_allowed") == 1);
+  CHECK(mentions(l.chk, "gp.dmi_allowed", "14.16"));
+  CHECK(l.chk.count("gp.option") == 1);
+  CHECK(l.chk.violations() == 6);
+}
+
+TEST_CASE("nb_transport: BEGIN_REQ checks the request attributes too") {
+  link* lp = nullptr;
+  link l([&](initiator& i) {
+    auto* gp = pooled(lp->pool, tlm::TLM_WRITE_COMMAND, 0x10, 8);
+    gp->set_dmi_allowed(true);  // left from an earlier trip
+    gp->set_streaming_width(0);
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    i.socket->nb_transport_fw(*gp, ph, d);
+  });
+  lp = &l;
+  l.tgt.on_nb = [](tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time&) {
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    ph = tlm::BEGIN_RESP;
+    return tlm::TLM_COMPLETED;
+  };
+  sc_core::sc_start();
+  INFO(l.chk.report());
+  CHECK(l.chk.violations() == 2);
+  CHECK(mentions(l.chk, "gp.dmi_allowed", "write of 8 B at 0x10, nb_transport_fw BEGIN_REQ"));
+  CHECK(l.chk.count("gp.streaming_width") == 1);
+}
+
 TEST_CASE("b_transport: a correct target gives no violation and read data may change") {
   link l([](initiator& i) {
     for (unsigned k = 0; k < 10; ++k) {

@@ -129,6 +129,35 @@ struct checked_link {
   }
 };
 
+// A pass-through that sets the DMI hint on every response it carries back, as a memory
+// offering DMI may: an initiator that recycles payloads must clear it before their next trip.
+struct dmi_hinter : sc_core::sc_module, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<> {
+  tlm::tlm_target_socket<32> target{"target"};
+  tlm::tlm_initiator_socket<32> initiator{"initiator"};
+  explicit dmi_hinter(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {
+    target.bind(*this);
+    initiator.bind(*this);
+  }
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d) override {
+    initiator->b_transport(gp, d);
+    gp.set_dmi_allowed(true);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d) override {
+    const tlm::tlm_sync_enum r = initiator->nb_transport_fw(gp, ph, d);
+    if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP)) gp.set_dmi_allowed(true);
+    return r;
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d) override {
+    if (ph == tlm::BEGIN_RESP) gp.set_dmi_allowed(true);
+    return target->nb_transport_bw(gp, ph, d);
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override {
+    return initiator->get_direct_mem_ptr(gp, dmi);
+  }
+  unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override { return initiator->transport_dbg(gp); }
+  void invalidate_direct_mem_ptr(sc_dt::uint64 a, sc_dt::uint64 b) override { target->invalidate_direct_mem_ptr(a, b); }
+};
+
 void run_links(bool at, bool lanes, bool back_pressure) {
   std::vector<std::unique_ptr<checked_link>> links;
   for (std::uint64_t seed : {1, 2, 3, 5, 8, 13, 21, 34})
@@ -335,4 +364,114 @@ TEST_CASE("banked_memory refuses DMI outside the memory and against a one-way po
     INFO(c->report());
     CHECK(c->violations() == 0);
   }
+}
+
+// Payloads come back from a memory with the DMI hint set; the generator's next requests (LT:
+// one payload reused, AT: a pool) start from the base protocol's initial state again.
+TEST_CASE("recycled payloads are reset: the DMI hint a target set does not reach the next request") {
+  struct hinted_link {
+    traffic_generator::params g;
+    banked_memory mem;
+    dmi_hinter hint;
+    protocol_checker chk;
+    traffic_generator gen;
+    hinted_link(const std::string& tag, bool at)
+        : g(random_traffic(7, at, false, false)), mem(("mem_" + tag).c_str(), memory_for(7, false)),
+          hint(("hint_" + tag).c_str()), chk(("chk_" + tag).c_str()), gen(("gen_" + tag).c_str(), g) {
+      chk.warnings = false;
+      gen.out.bind(chk.target);
+      chk.initiator.bind(hint.target);
+      hint.initiator.bind(mem.port(0));
+    }
+  };
+  hinted_link lt("lt", false), at("at", true);
+  sc_core::sc_start();
+  for (hinted_link* l : {&lt, &at}) {
+    INFO(l->chk.report());
+    CHECK(l->gen.done());
+    CHECK(l->gen.requests_done() > 100);
+    CHECK(l->chk.count("gp.dmi_allowed") == 0);
+    CHECK(l->chk.violations() == 0);
+  }
+}
+
+TEST_CASE("payload_pool hands out recycled payloads in the base protocol's initial state") {
+  flynn::payload_pool pool(16);
+  tlm::tlm_generic_payload* gp = pool.allocate();
+  flynn::prepare_payload(*gp, tlm::TLM_WRITE_COMMAND, 0x40, pool.buffer(gp), 16);
+  gp->set_dmi_allowed(true);
+  gp->set_response_status(tlm::TLM_OK_RESPONSE);
+  gp->set_gp_option(tlm::TLM_FULL_PAYLOAD);
+  gp->release();
+  tlm::tlm_generic_payload* again = pool.allocate();
+  REQUIRE(again == gp);
+  CHECK_FALSE(again->is_dmi_allowed());
+  CHECK(again->get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE);
+  CHECK(again->get_gp_option() == tlm::TLM_MIN_PAYLOAD);
+  CHECK(again->get_command() == tlm::TLM_IGNORE_COMMAND);
+  CHECK(again->get_data_ptr() == nullptr);
+  CHECK(again->get_data_length() == 0);
+  CHECK(again->get_address() == 0);
+  again->release();
+}
+
+// A multi-port memory with an initiator running ahead: its write waits for its cycle. DMI
+// must never show an array that misses it, nor let a DMI write be overwritten when it lands.
+TEST_CASE("banked_memory DMI is coherent with writes queued for a later cycle") {
+  banked_memory::params mp;
+  mp.size_bytes = 1 << 12;
+  mp.shared_ports = 2;
+  mp.latency = 11;
+  banked_memory mem("mem", mp);
+  protocol_checker chk_a("chk_a", true), chk_b("chk_b", true);
+  bool first = false, while_queued = true, later = false;
+  std::uint64_t dbg_early = 0, timed_early = 0, via_dmi = 0, final_value = 0;
+  const std::uint64_t v = 0x1111222233334444ull, w = 0x5555666677778888ull;
+  sc_core::sc_event written;
+  initiator a("a", [&](initiator& i) {
+    wait(ns(1));
+    std::uint64_t x = v;
+    i.access(tlm::TLM_WRITE_COMMAND, 0x40, &x, 8, 100);  // runs ahead: lands at cycle 100 or later
+    written.notify();
+  });
+  initiator b("b", [&](initiator& i) {
+    tlm::tlm_generic_payload gp;
+    tlm::tlm_dmi dmi;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(0x40);
+    first = i.socket->get_direct_mem_ptr(gp, dmi);  // nothing queued: granted
+    wait(written);
+    CHECK(i.invalidations == 1);                    // the queued write took the pointer back
+    dmi.init();
+    while_queued = i.socket->get_direct_mem_ptr(gp, dmi);
+    tlm::tlm_generic_payload dbg;
+    protocol_test::setup(dbg, tlm::TLM_READ_COMMAND, 0x40, reinterpret_cast<unsigned char*>(&dbg_early), 8);
+    i.socket->transport_dbg(dbg);                   // debug sees every write made so far...
+    i.access(tlm::TLM_READ_COMMAND, 0x40, &timed_early, 8, 50);  // ...a timed read of cycle 50 does not
+    wait(ns(300));
+    dmi.init();
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    later = i.socket->get_direct_mem_ptr(gp, dmi);  // the write has landed: granted again
+    if (later) {
+      std::memcpy(&via_dmi, dmi.get_dmi_ptr() + 0x40, 8);
+      std::memcpy(dmi.get_dmi_ptr() + 0x40, &w, 8);
+    }
+    wait(ns(300));
+    std::uint64_t x = 0;
+    i.access(tlm::TLM_READ_COMMAND, 0x40, &x, 8, 700);
+    final_value = x;
+  });
+  a.socket.bind(chk_a.target);
+  chk_a.initiator.bind(mem.port(0));
+  b.socket.bind(chk_b.target);
+  chk_b.initiator.bind(mem.port(1));
+  sc_core::sc_start();
+  CHECK(first);
+  CHECK_FALSE(while_queued);
+  CHECK(dbg_early == v);
+  CHECK(timed_early == 0);
+  CHECK(later);
+  CHECK(via_dmi == v);
+  CHECK(final_value == w);  // the DMI write was not lost
+  CHECK(chk_a.violations() + chk_b.violations() == 0);
 }

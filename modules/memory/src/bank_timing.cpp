@@ -520,6 +520,7 @@ void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_
     if (!watch_.empty()) refresh_watchers(w, when);
     return;
   }
+  if (dmi_granted_) invalidate_dmi();  // a DMI pointer would not see this write until it lands
   const std::uint32_t slot = pending_.add(w);
   pending_write& pw = pending_[slot];
   pw.cycle = when;

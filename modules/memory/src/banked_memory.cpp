@@ -427,7 +427,19 @@ bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& 
     dmi.allow_none();
     return false;
   }
-  commit_until(UINT64_MAX);  // the array a DMI user sees holds every write made so far
+  // DMI stays coherent with the timed path: the array behind the pointer holds every write
+  // whose cycle has come, and no write waits for a later cycle (a pointer would miss it, and
+  // a write through the pointer would be overwritten when it lands). While writes wait the
+  // grant is refused for the requested address (the initiator may ask again once time has
+  // passed); a write queued after a grant invalidates every pointer (see write_word).
+  commit_until(to_cycles(sc_core::sc_time_stamp()));
+  if (!pending_.empty()) {
+    dmi.set_start_address(gp.get_address());
+    dmi.set_end_address(gp.get_address());
+    dmi.allow_none();
+    return false;
+  }
+  dmi_granted_ = true;
   dmi.set_dmi_ptr(data_.data());
   dmi.set_start_address(0);
   dmi.set_end_address(p_.size_bytes - 1);
@@ -442,6 +454,7 @@ bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& 
 }
 
 void banked_memory::invalidate_dmi() {
+  dmi_granted_ = false;
   for (auto& ps : ports_) (*ps->socket)->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
 }
 
@@ -454,24 +467,47 @@ void banked_memory::set_latency(unsigned cycles_) {
 
 unsigned banked_memory::transport_dbg(tlm::tlm_generic_payload& gp) {
   ++dbg_;
-  commit_until(UINT64_MAX);  // debug access: the contents once every write made has landed
   const std::uint64_t a = gp.get_address();
-  if (a >= p_.size_bytes || gp.get_data_ptr() == nullptr) return 0;
+  if (a >= p_.size_bytes || gp.get_data_ptr() == nullptr || gp.get_data_length() == 0) return 0;
   const std::size_t n = static_cast<std::size_t>(
       std::min<std::uint64_t>(gp.get_data_length(), p_.size_bytes - a));
-  if (gp.is_read())
-    std::memcpy(gp.get_data_ptr(), &data_[a], n);
-  else if (gp.is_write())
-    std::memcpy(&data_[a], gp.get_data_ptr(), n);
-  else
-    return 0;
+  // Debug access sees the contents once every write made so far has landed, and moves no
+  // timed write: a read overlays the queued writes on the array; a write goes into the array
+  // and into the bytes of the queued writes it overlaps (it is the latest write of them all),
+  // so a timed read of an earlier cycle still sees what it would have seen.
+  unsigned char* d = gp.get_data_ptr();
+  if (!gp.is_read() && !gp.is_write()) return 0;
+  if (gp.is_read()) std::memcpy(d, &data_[a], n);
+  else std::memcpy(&data_[a], d, n);
+  if (!pending_.empty())
+    for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w) {
+      const std::uint64_t lo = std::max<std::uint64_t>(a, w * p_.word_bytes),
+                          hi = std::min<std::uint64_t>(a + n, (w + 1) * p_.word_bytes);
+      if (gp.is_read()) {
+        overlay(w, UINT64_MAX, lo, hi, d + (lo - a));
+        continue;
+      }
+      for (std::uint32_t s = pending_.first(w); s != pending_.none; s = pending_.next(s)) {
+        pending_write& pw = pending_[s];
+        unsigned char* bytes = pw.len <= pw.small.size() ? pw.small.data() : pw.large.data();
+        const std::uint64_t x = std::max(lo, pw.addr), y = std::min(hi, pw.addr + pw.len);
+        if (x < y) std::memcpy(bytes + (x - pw.addr), d + (x - a), y - x);
+      }
+    }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   return static_cast<unsigned>(n);
 }
 
 void banked_memory::peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const {
-  commit_until(UINT64_MAX);  // the contents once every write made so far has landed
-  std::memcpy(dst, &data_.at(addr), std::min<std::size_t>(len, data_.size() - addr));
+  // The contents once every write made so far has landed (queued writes overlaid, none moved).
+  const std::size_t n = std::min<std::size_t>(len, data_.size() - addr);
+  std::memcpy(dst, &data_.at(addr), n);
+  if (pending_.empty() || n == 0) return;
+  for (std::uint64_t w = word_.quotient(addr), last = word_.quotient(addr + n - 1); w <= last; ++w) {
+    const std::uint64_t lo = std::max<std::uint64_t>(addr, w * p_.word_bytes),
+                        hi = std::min<std::uint64_t>(addr + n, (w + 1) * p_.word_bytes);
+    overlay(w, UINT64_MAX, lo, hi, dst + (lo - addr));
+  }
 }
 
 void banked_memory::poke(std::uint64_t addr, const unsigned char* src, std::size_t len) {

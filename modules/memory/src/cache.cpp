@@ -69,6 +69,7 @@ std::vector<param_issue> cache_params::check() const {
 
 cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stage(name, p.clock_ns, p.ports), p_(p) {
   throw_if_invalid("cache", p_.check());
+  own_request_bytes(p_.line_bytes);  // fills and write-backs: a line at most
   sectors_per_line_ = p_.line_bytes / p_.sector_bytes;
   sets_ = p_.capacity() / (std::uint64_t(p_.line_bytes) * p_.ways);
   lines_.resize(sets_ * p_.ways);

@@ -3,6 +3,7 @@
 #include "flynn/memory/timing_stage.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/response_bound_extension.h"
@@ -292,15 +293,11 @@ void timing_stage::unmark(request& r) {
 
 void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
                              std::function<void(std::uint64_t)> done) {
+  if (length > own_pool_.capacity())
+    throw std::logic_error(std::string(name()) + ": an own request of " + std::to_string(length) +
+                           " bytes, more than the " + std::to_string(own_pool_.capacity()) + " declared");
   tlm::tlm_generic_payload* gp = own_pool_.allocate();
-  gp->set_command(tlm::TLM_IGNORE_COMMAND);
-  gp->set_address(address);
-  gp->set_data_ptr(nullptr);
-  gp->set_data_length(length);
-  gp->set_streaming_width(length);
-  gp->set_byte_enable_ptr(nullptr);
-  gp->set_dmi_allowed(false);
-  gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  prepare_payload(*gp, tlm::TLM_IGNORE_COMMAND, address, own_pool_.buffer(gp), length);
   tlm::tlm_generic_payload* raw = gp;
   request* r = new_request(*raw, 0, cycle, false);
   pending_.pop_back();  // (not scheduled here: it goes down)

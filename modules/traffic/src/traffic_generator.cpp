@@ -315,7 +315,6 @@ void traffic_generator::setup(tlm::tlm_generic_payload& gp, unsigned char* buf,
     ext.lanes = 0;  // marks a plain request for complete()
   prepare_payload(gp, wr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, c.multi_lane() ? ext.address[0] : c.address(),
                   buf, static_cast<unsigned>(c.length()));
-  gp.set_dmi_allowed(false);
   if (c.multi_lane()) gp.set_extension(&ext);
   if (wr) c.fill_data(buf);
 }

@@ -1,5 +1,8 @@
 // A pooling memory manager for generic payloads (TLM-2.0 base protocol, AT initiators).
 // Payloads are recycled through a free list; each keeps a data buffer of fixed capacity.
+// A payload handed out is in the base protocol's initial state (reset_payload) whether it is
+// new or recycled: nothing a target set on its last trip (the DMI hint, a response status)
+// survives into the next request.
 #pragma once
 
 #include <cstdint>
@@ -8,11 +11,17 @@
 
 #include <tlm>
 
+#include "flynn/tlm/payload.h"
+
 namespace flynn {
 
 class payload_pool : public tlm::tlm_mm_interface {
  public:
   explicit payload_pool(std::size_t data_capacity = 256) : capacity_(data_capacity) {}
+  // Sets the data capacity of the payloads made from now on (before the first allocate).
+  void set_capacity(std::size_t data_capacity) {
+    if (storage_.empty()) capacity_ = data_capacity;
+  }
   ~payload_pool() override = default;
   payload_pool(const payload_pool&) = delete;
   payload_pool& operator=(const payload_pool&) = delete;
@@ -38,6 +47,7 @@ class payload_pool : public tlm::tlm_mm_interface {
 
   void free(tlm::tlm_generic_payload* p) override {
     p->reset();  // drops auto extensions
+    reset_payload(*p);
     free_.push_back(p);
   }
 

@@ -213,6 +213,31 @@ class protocol_checker : public sc_core::sc_module {
   }
 
   // ------------------------------------------------------------------ b_transport
+  // The attributes an initiator sets before it sends a request (IEEE 1666-2011 14.8-14.17),
+  // checked at b_transport and at BEGIN_REQ.
+  void check_request(const tlm::tlm_generic_payload& gp, const std::string& ctx) {
+    const bool moves = gp.get_command() != tlm::TLM_IGNORE_COMMAND;
+    if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0)
+      flag_txn("gp.byte_enable_length", gp, ctx,
+               "byte enable pointer set with a byte enable length of 0");
+    if (!gp.get_data_ptr() && (moves || gp.get_data_length() > 0))
+      flag_txn("gp.data_pointer", gp, ctx,
+               moves ? "a read or write with a null data pointer (14.11)"
+                     : "a null data pointer with a data length of " + std::to_string(gp.get_data_length()) +
+                           " (14.11: a checker or target may read the bytes the length names)");
+    if (moves && gp.get_data_length() == 0)
+      flag_txn("gp.data_length", gp, ctx, "a read or write of 0 bytes (14.12: use TLM_IGNORE_COMMAND)");
+    if (gp.get_streaming_width() == 0)
+      flag_txn("gp.streaming_width", gp, ctx, "streaming width 0 (14.15: it shall be greater than 0)");
+    if (gp.is_dmi_allowed())
+      flag_txn("gp.dmi_allowed", gp, ctx,
+               "the DMI hint is already set on the request (14.16: the initiator shall clear it; a "
+               "recycled payload keeps the hint its last target set)");
+    if (gp.get_gp_option() != tlm::TLM_MIN_PAYLOAD)
+      flag_txn("gp.option", gp, ctx, "generic payload option is not TLM_MIN_PAYLOAD (14.8: other values are "
+                                     "for DMI and debug transport only)");
+  }
+
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     ++b_calls_;
     const std::string ctx = "b_transport";
@@ -220,9 +245,7 @@ class protocol_checker : public sc_core::sc_module {
       flag_txn("b.status_on_entry", gp, ctx,
                "response status is " + gp.get_response_string() +
                    " on entry; the initiator shall set TLM_INCOMPLETE_RESPONSE");
-    if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0)
-      flag_txn("gp.byte_enable_length", gp, ctx,
-               "byte enable pointer set with a byte enable length of 0");
+    check_request(gp, ctx);
     if (open_.count(&gp))
       flag_txn("b.in_flight", gp, ctx,
                "the transaction object is still in flight on nb_transport");
@@ -316,9 +339,7 @@ class protocol_checker : public sc_core::sc_module {
           flag_txn("nb.status_on_entry", gp, ctx,
                    "response status is " + gp.get_response_string() +
                        "; the initiator shall set TLM_INCOMPLETE_RESPONSE");
-        if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0)
-          flag_txn("gp.byte_enable_length", gp, ctx,
-                   "byte enable pointer set with a byte enable length of 0");
+        check_request(gp, ctx);
         open_txn t;
         capture(gp, t.attr);
         it = open_.emplace(&gp, std::move(t)).first;

@@ -161,6 +161,7 @@ class banked_memory : public module, public golden_memory {
   bool arbiter_settled_ = false;
   void begin_resp_process(unsigned port);
   void invalidate_dmi();
+  bool dmi_granted_ = false;  // a DMI pointer may be held (none invalidated since the last grant)
 
   params p_;
   std::unique_ptr<bank_mapping> mapping_;

@@ -88,11 +88,15 @@ class timing_stage : public module {
   void mark_serviced(request& r);
   void unmark(request& r);
   // A request of the stage's own to the next level at `cycle` (timed as a read or a write;
-  // no data moves): `done` gets the cycle its answer comes.
+  // no data moves): `done` gets the cycle its answer comes. Its payload carries a valid data
+  // pointer to `length` bytes nobody reads or writes (the base protocol asks for one whenever
+  // the length is not 0); `length` is at most what own_request_bytes declared.
   void issue_own(bool write, std::uint64_t address, unsigned length, std::uint64_t cycle,
                  std::function<void(std::uint64_t)> done);  // through output 0
   // The bytes r touches, as `block`-aligned block numbers in order, each once (its lanes'
   // elements, or its address range).
+  // Declares the longest own request (before the first): the size of its payloads' buffers.
+  void own_request_bytes(unsigned bytes) { own_pool_.set_capacity(bytes); }
   static void blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t block, std::vector<std::uint64_t>& out);
   // Whether a payload is a write for timing (a write command, or an own write-back).
   static bool is_write(const tlm::tlm_generic_payload& gp);
