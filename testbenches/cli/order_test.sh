@@ -44,17 +44,20 @@ json.dump(c, open(sys.argv[2], "w"), indent=1)
 EOF
 
 # LT generators running ahead of simulated time (quantum 1000) on a memory that makes each
-# call for a later cycle wait for its cycle (lt_time_order): granted in time order again.
+# call for a later cycle wait for its cycle (lt_time_order, the default): granted in time
+# order again.
 python3 - "$WORK/contention_lt.json" "$WORK/contention_lt_ahead.json" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["name"] = "contention_lt_ahead"
-c["description"] = "two LT traffic generators running ahead (quantum 1000) on a memory with lt_time_order"
+c["description"] = "two LT traffic generators running ahead (quantum 1000) on a memory granting in time order"
 for g in ("a", "b"):
     c["modules"][g]["quantum"] = 1000
 c["modules"]["a"]["streams"][0]["stride"] = 16  # both on bank 0: the order of grants decides
-c["modules"]["mem"]["lt_time_order"] = True
 json.dump(c, open(sys.argv[2], "w"), indent=1)
+c["name"] = "contention_lt_call_order"
+c["modules"]["mem"]["lt_time_order"] = False
+json.dump(c, open(sys.argv[2].replace("ahead", "call_order"), "w"), indent=1)
 EOF
 
 check() {  # check NAME SCENARIO
@@ -132,6 +135,20 @@ check vector_3ports "$SRC/scenarios/vector/average_vector_chained_3ports.json"
 check simt_two_level "$SRC/scenarios/simt/two_level.json"
 check gmma_calibration "$SRC/scenarios/gmma/calibration_h100_sm.json"
 check h100_sm_gemm "$SRC/scenarios/gmma/h100_sm_gemm.json"
+
+# With lt_time_order off the same platform grants in call order, and its summary and
+# stats.json say so; in time order (the default) they say nothing.
+n=$((n + 1))
+"$FLYNN" run "$WORK/contention_lt_call_order.json" --outdir "$WORK/call_order" >"$WORK/call_order.log" 2>&1
+"$FLYNN" run "$WORK/contention_lt_ahead.json" --outdir "$WORK/time_order" >"$WORK/time_order.log" 2>&1
+if grep -q "^  note: top.mem: [1-9][0-9]* requests were granted in call order, not in simulated-time order" "$WORK/call_order.log" &&
+   python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if s["notes"] and s["modules"]["top.mem"]["call_order_grants"] > 0 else 1)' "$WORK/call_order/stats.json" &&
+   ! grep -q "note:" "$WORK/time_order.log" &&
+   python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if "notes" not in s and s["modules"]["top.mem"]["call_order_grants"] == 0 else 1)' "$WORK/time_order/stats.json"; then
+  echo "ok   call order: the run that granted in call order says so in its summary and stats.json; the time-order run does not"
+else
+  echo "FAIL call order: summary notes wrong: $(grep -h note: "$WORK/call_order.log" "$WORK/time_order.log" | head -c 400)"; fail=1
+fi
 
 [ $fail -eq 0 ] && echo "all $n platforms order-independent"
 exit $fail

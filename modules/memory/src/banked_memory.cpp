@@ -42,7 +42,7 @@ void banked_memory_params::visit(param_visitor& v) {
         lt_race_fault);
   param(v, {"lt_time_order", "",
             "an LT call for a later cycle (made from a thread) waits in the memory until that cycle and is granted "
-            "in time order with the others (false: booked at once, in call order)"},
+            "in time order with the others (false: booked at once, in call order, and the run's summary says so)"},
         lt_time_order);
   param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
   param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
@@ -390,6 +390,14 @@ void banked_memory::begin_resp_process(unsigned port) {
     const auto due = to_time(ps.begin_resp.front().first);
     ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
   }
+}
+
+std::vector<std::string> banked_memory::run_notes() const {
+  if (call_order_grants_.value() == 0) return {};
+  return {std::to_string(call_order_grants_.value()) +
+          " requests were granted in call order, not in simulated-time order: an LT initiator ran ahead of "
+          "simulated time and lt_time_order is false, so their timing follows the order the calls were made "
+          "(see call_order_grants)"};
 }
 
 std::string banked_memory::pending_work() const {

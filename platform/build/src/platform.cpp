@@ -377,6 +377,8 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   r.cycles = module::to_cycles_ceil(now, clock);
   r.sim_time_ps = now.value() / sc_core::sc_time(1, sc_core::SC_PS).value();
   for (auto* m : modules_) m->finish();
+  for (auto* m : modules_)
+    for (const auto& n : m->run_notes()) r.notes.push_back(std::string(m->name()) + ": " + n);
   if (r.failed()) {
     r.message += " (at cycle " + std::to_string(r.cycles) + ")";
     return r;

@@ -491,6 +491,7 @@ int cmd_run(const options& o) {
   stats["sim_time_ns"] = r.sim_time_ns();
   stats["sim_time_ps"] = r.sim_time_ps;
   stats["checks"] = r.checks;
+  if (!r.notes.empty()) stats["notes"] = r.notes;
   stats["modules"] = json::object();
   std::vector<const stats_group*> groups;
   for (auto* m : p.modules()) {
@@ -546,6 +547,7 @@ int cmd_run(const options& o) {
               << " cycles/s, peak " << std::setprecision(1) << peak_rss_mb() << " MB\n";
     std::cout.unsetf(std::ios::fixed);
     for (const auto& c : r.checks) std::cout << "  check: " << c << "\n";
+    for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
     for (auto* m : p.modules())
       for (const auto& e : m->stats().entries()) {
         if (e.k == stat_entry::kind::counter)

@@ -105,6 +105,10 @@ class module : public sc_core::sc_module {
   // transport it has sent and not seen return (socket, command, address, length and the
   // cycle it was issued). Empty when the module has nothing left to do.
   std::string stalled_report() const;
+  // What the run's summary should tell its user about how this module's results were
+  // obtained (one line each; none when nothing needs saying), e.g. that some grants followed
+  // call order rather than simulated time. Asked after finish().
+  virtual std::vector<std::string> run_notes() const { return {}; }
   // Programmable blocks: instructions executed (stats.json top-level "instructions").
   virtual bool runs_program() const { return false; }
   // Whether the module is programmable: it does nothing without a program (a workload).

@@ -42,7 +42,7 @@ struct banked_memory_params {
   unsigned store_ports = 0;
   bool multiported_banks = true;
   bool lt_race_fault = true;  // see docs: an LT read answered before a racing write lands
-  bool lt_time_order = false;  // an LT call for a later cycle waits in the memory for its cycle
+  bool lt_time_order = true;  // an LT call for a later cycle waits in the memory for its cycle
   bool dmi = true;
   memory_init init = memory_init::zero;
   std::uint64_t seed = 1;
@@ -90,6 +90,7 @@ class banked_memory : public module, public golden_memory {
   void finish() override;
   // AT: a response whose END_RESP never came (the initiator broke the handshake).
   std::string pending_work() const override;
+  std::vector<std::string> run_notes() const override;
   std::string socket_lanes(const std::string& s) const override {
     (void)s;
     return "serves: one address per lane, as many wavefronts as the most words in one bank";

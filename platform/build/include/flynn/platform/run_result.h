@@ -12,6 +12,7 @@ struct run_result {
   status state = status::ok;
   std::string message;             // what went wrong (empty when ok)
   std::vector<std::string> checks;  // functional checks passed, for the record
+  std::vector<std::string> notes;   // how results were obtained, where a user should know ("MODULE: ...")
   std::uint64_t cycles = 0;
   std::uint64_t sim_time_ps = 0;  // simulated time, exact (the kernel resolves picoseconds)
   // The same in ns: sim_time_ps / 1000, correctly rounded.
