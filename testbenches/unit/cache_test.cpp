@@ -114,10 +114,30 @@ TEST_CASE("cache: write-back: writes allocate and dirty, a dirty victim is writt
   fixture f({writes(0, 0, 1), reads(0, 0, 1), reads(256, 0, 1)}, {{"size_bytes", 256}, {"ways", 1}});
   f.run();
   const json s = f.stats();
-  CHECK(s["hits"] == 2);
+  CHECK(s["hits"] == 1);    // the read of 0; the write allocated its line: a miss
+  CHECK(s["misses"] == 2);  // the write's allocation and the read of 256
   CHECK(s["writebacks"] == 1);
   CHECK(f.stats("dram")["writes"] == 1);
   CHECK(f.stats("dram")["bytes"] == 32 + 128);  // the read's fill and the write-back
+}
+
+TEST_CASE("cache: read and write hit rates are separate and a cold write allocation is no hit") {
+  // Write-back: 4 writes of 32 B to one 128-byte line (the first allocates it: a miss, then 3
+  // hits), then 4 reads of the same sectors (hits) and 4 reads of a cold line (1 miss, 3
+  // sector misses).
+  fixture f({writes(0, 32, 4), reads(0, 32, 4), reads(4096, 32, 4)}, json::object());
+  f.run();
+  const json s = f.stats();
+  CHECK(s["write_lookups"] == 4);
+  CHECK(s["write_hits"] == 3);
+  CHECK(s["write_hit_rate"].get<double>() == Approx(0.75));
+  CHECK(s["read_lookups"] == 8);
+  CHECK(s["read_hits"] == 4);
+  CHECK(s["read_hit_rate"].get<double>() == Approx(0.5));
+  CHECK(s["hits"] == 7);
+  CHECK(s["misses"] == 2);
+  CHECK(s["sector_misses"] == 3);
+  CHECK(s["hit_rate"].get<double>() == Approx(7.0 / 12.0));
 }
 
 TEST_CASE("cache: write-through: writes go on at once and allocate nothing") {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flynn/memory/banked_memory.h"
+#include "flynn/tlm/payload.h"
 #include "flynn/tlm/response_bound_extension.h"
 #include "flynn/platform/stats_writer.h"
 #include "flynn/traffic/traffic_generator.h"
@@ -214,6 +215,56 @@ TEST_CASE("multi-lane requests take as many cycles as the most distinct words in
   // wavefronts: 1 + 2 + 4 + 1; word accesses: 32 + 32 + 32 + 1 (broadcast shares one word)
   CHECK(stat(mem, "wavefronts") == 8);
   CHECK(stat(mem, "word_accesses") == 97);
+}
+
+// bank_conflicts and bank_stall_cycles count what a bank made wait, not the passes a request
+// needs anyway: 64 words on 32 banks take two passes whatever the mapping.
+TEST_CASE("bank conflicts count passes beyond the fewest a request's words need, and waits for busy banks") {
+  auto p = memory_params(32, 20);
+  p.word_bytes = 4;
+  p.bank_busy = 2;
+  banked_memory wide("wide", p), two_way("two_way", p), behind("behind", p);
+  auto lanes_read = [](initiator& i, std::int64_t stride, std::uint64_t at) {
+    flynn::lanes_extension ext;
+    ext.lanes = 32;
+    ext.lane_bytes = 4;
+    ext.active_mask = 0xffffffffu;
+    for (unsigned l = 0; l < 32; ++l) ext.address[l] = 1024 + l * stride;
+    std::vector<unsigned char> buf(128);
+    tlm::tlm_generic_payload gp;
+    flynn::prepare_payload(gp, tlm::TLM_READ_COMMAND, ext.address[0], buf.data(), 128);
+    gp.set_extension(&ext);
+    sc_core::sc_time d = sc_core::sc_time(double(at), sc_core::SC_NS) - sc_core::sc_time_stamp();
+    i.socket->b_transport(gp, d);
+    gp.clear_extension(&ext);
+    return static_cast<std::uint64_t>((sc_core::sc_time_stamp() + d) / sc_core::sc_time(1, sc_core::SC_NS));
+  };
+  std::uint64_t done_wide = 0, done_two_way = 0, done_behind = 0;
+  initiator a("a", [&](initiator& i) {  // 256 contiguous bytes: 64 words, two per bank, two passes
+    std::vector<unsigned char> buf(256);
+    done_wide = i.access(tlm::TLM_READ_COMMAND, 0, buf.data(), 256, 0);
+  });
+  initiator b("b", [&](initiator& i) { done_two_way = lanes_read(i, 8, 0); });  // 32 words on 16 banks
+  initiator c("c", [&](initiator& i) {  // two one-word reads of bank 0, one cycle apart
+    std::uint32_t v = 0;
+    i.access(tlm::TLM_READ_COMMAND, 0, &v, 4, 0);
+    done_behind = i.access(tlm::TLM_READ_COMMAND, 128, &v, 4, 1);
+  });
+  a.socket.bind(wide.port(0));
+  b.socket.bind(two_way.port(0));
+  c.socket.bind(behind.port(0));
+  run();
+  CHECK(done_wide == 2 + 20);  // passes at 0 and 2 (bank busy 2)
+  CHECK(stat(wide, "wavefronts") == 2);
+  CHECK(stat(wide, "bank_conflicts") == 0);
+  CHECK(stat(wide, "bank_stall_cycles") == 0);
+  CHECK(done_two_way == 2 + 20);  // the same two passes, but one would do: the second pass's 16 words waited
+  CHECK(stat(two_way, "wavefronts") == 2);
+  CHECK(stat(two_way, "bank_conflicts") == 16);
+  CHECK(stat(two_way, "bank_stall_cycles") == 2);
+  CHECK(done_behind == 2 + 20);  // bank 0 busy until 2: one cycle late
+  CHECK(stat(behind, "bank_conflicts") == 1);
+  CHECK(stat(behind, "bank_stall_cycles") == 1);
 }
 
 TEST_CASE("multiported banks let two ports use one bank at once; shared banks conflict") {

@@ -302,13 +302,17 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     group_end_[group] = std::max(group_end_[group], when + busy);
     if (tracing_) each_wave_bank([&](unsigned b) { record(bank_trace_[b], when, when + busy); });
   }
+  // A conflict is a word access later than the fewest passes allow: the request's distinct
+  // words need ceil(words / banks) passes whatever the mapping (pass p then at t0 + p * busy);
+  // a word in a pass beyond those, or in a pass its banks delayed, waited for a bank.
+  const std::size_t min_passes = std::max<std::size_t>(1, (words + p_.banks - 1) / p_.banks);
   for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
     const std::uint64_t when = passes_[pass];
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] + pass >= runs_[r + 1]) continue;
       const unsigned bank = scratch_[runs_[r]].first;
       occupancy_calendar& cal = banks_[bank_base + bank];
-      if (pass > 0 || when > t0) ++conflicts_;
+      if (pass >= min_passes || when > t0 + pass * busy) ++conflicts_;
       cal.book(when, when + busy);
       bank_end_[bank_base + bank] = std::max(bank_end_[bank_base + bank], when + busy);
       group_end_[group] = std::max(group_end_[group], when + busy);
@@ -332,7 +336,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
     served->wavefronts = static_cast<unsigned>(max_run);
   word_accesses_ += words;
   const std::uint64_t done = last + latency;
-  bank_stall_ += done - (t0 + latency);
+  bank_stall_ += last - (t0 + (min_passes - 1) * busy);  // beyond the fewest passes, back to back
   ps.calendar.book(t0, last + 1, first);
   first_cycle_ = std::min(first_cycle_, first);
   last_cycle_ = std::max(last_cycle_, last);

@@ -139,9 +139,11 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   stats_.add("bank_accesses", bank_accesses_, "words", "word accesses per bank");
   stats_.add("port_requests", port_requests_, "requests", "requests per port");
   stats_.add("bank_conflicts", conflicts_, "accesses",
-             "word accesses that had to wait for a busy bank");
+             "word accesses that waited for a bank: issued in a pass beyond the fewest a request's distinct words "
+             "need (ceil(words / banks)), or in a pass delayed by a bank still busy");
   stats_.add("bank_stall_cycles", bank_stall_, "cycles",
-             "cycles requests finished later than an unconflicted access because of busy banks");
+             "cycles requests finished later than the fewest passes their distinct words need would let them, "
+             "because of busy banks");
   stats_.add("port_stall_cycles", port_stall_, "cycles",
              "cycles requests waited for a port still issuing an earlier request's wavefronts");
   stats_.add("call_order_grants", call_order_grants_, "requests",

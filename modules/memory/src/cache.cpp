@@ -76,9 +76,16 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
   mshrs_.resize(p_.mshrs);
   stats_.add("reads", reads_, "requests", "read requests (atomics included)");
   stats_.add("writes", writes_, "requests", "write requests");
-  stats_.add("hits", hits_, "requests", "requests whose sectors were all present");
-  stats_.add("misses", misses_, "requests", "requests with a sector of a line not present");
-  stats_.add("sector_misses", sector_misses_, "requests", "requests with a sector missing from a present line");
+  stats_.add("hits", hits_, "requests",
+             "lookups that found what they needed: a read whose sectors were all present, a write whose lines were "
+             "all present (a write allocating a line is a miss, not a hit)");
+  stats_.add("misses", misses_, "requests",
+             "lookups with a line not present: a read that fetches it, a write that allocates it (write-back)");
+  stats_.add("sector_misses", sector_misses_, "requests", "reads whose lines were present with a sector missing");
+  stats_.add("read_lookups", read_lookups_, "requests", "reads (atomics included) looked up in the tags");
+  stats_.add("read_hits", read_hits_, "requests", "reads looked up whose sectors were all present");
+  stats_.add("write_lookups", write_lookups_, "requests", "writes looked up in the tags (write-back)");
+  stats_.add("write_hits", write_hits_, "requests", "writes looked up whose lines were all present");
   stats_.add("mshr_merges", merged_, "requests", "missing requests that waited only on fills already in flight");
   stats_.add("evictions", evictions_, "lines", "lines replaced");
   stats_.add("writebacks", writebacks_, "lines", "dirty lines written back to the next level");
@@ -88,9 +95,17 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
              "requests passed on uncached: more of their lines in one set than ways, or more missing lines than MSHRs");
   stats_.add("mshr_stalls", stalls_, "requests", "lookups that found no free MSHR, target or replaceable line, and waited");
   stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in the input queue, summed");
+  const auto rate = [](const stat_counter& hits, std::uint64_t lookups) {
+    return lookups ? double(hits.value()) / double(lookups) : 0.0;
+  };
   stats_.add_real(
-      "hit_rate", [this] { return reads_.value() + writes_.value() ? double(hits_.value()) / double(reads_.value() + writes_.value()) : 0.0; },
-      "", "hits / requests");
+      "hit_rate", [this, rate] { return rate(hits_, read_lookups_.value() + write_lookups_.value()); }, "",
+      "hits / lookups (requests passed on without a lookup, bypassed, uncached or written through, are not counted)");
+  stats_.add_real(
+      "read_hit_rate", [this, rate] { return rate(read_hits_, read_lookups_.value()); }, "", "read_hits / read_lookups");
+  stats_.add_real(
+      "write_hit_rate", [this, rate] { return rate(write_hits_, write_lookups_.value()); }, "",
+      "write_hits / write_lookups");
   stats_.add_real(
       "mean_latency", [this] { return responses_.value() ? double(latency_sum_.value()) / double(responses_.value()) : 0.0; },
       "cycles", "mean cycles from a request's arrival to its response");
@@ -270,11 +285,12 @@ void cache::lookup(request& r, std::uint64_t at) {
   }
   bool any_line_missing = false, any_sector_missing = false, any_new_fill = false;
   waiting_info info{0, t + p_.hit_latency};
+  ++(write ? write_lookups_ : read_lookups_);
   for (const auto& [la, mask] : wanted) {
     line* l = find(la);
     if (!l) {
       l = allocate(la, t, touched);  // (there is a way: checked above)
-      if (!write) any_line_missing = true;
+      any_line_missing = true;
     }
     l->used = ++stamp_;
     if (write) {
@@ -316,8 +332,19 @@ void cache::lookup(request& r, std::uint64_t at) {
     it->waiting.push_back(&r);
     ++info.lines;
   }
+  if (write) {  // the array takes the data now: no fill to wait for, hit or allocated
+    if (any_line_missing) {
+      ++misses_;
+    } else {
+      ++hits_;
+      ++write_hits_;
+    }
+    serve(r, info.ready);
+    return;
+  }
   if (info.lines == 0) {
     ++hits_;
+    ++read_hits_;
     serve(r, info.ready);
     return;
   }

@@ -175,6 +175,10 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         const std::string e = cx.tma->load(d, coordinates(w, l, in, d.rank), b.shared_base + dst, *bar, t + cx.lat_lsu);
         if (!e.empty()) return lane_error{l, "tma.load: " + e};
         ++n.tma_loads;
+        bar->when_phase_completes([&n, t](std::uint64_t done) {  // the copy's round trip: issue to its phase
+          ++n.tma_trips;
+          n.tma_trip_cycles += done > t ? done - t : 0;
+        });
         return std::nullopt;
       });
     case op::tma_store:

@@ -36,6 +36,9 @@ struct lane_error {
 
 struct async_counters {
   stat_counter mbarrier_ops, tma_loads, tma_stores, wgmma_issued;
+  // tma.load copies whose barrier phase has completed, and the cycles from each copy's issue
+  // to that completion, summed.
+  stat_counter tma_trips, tma_trip_cycles;
 };
 
 // Trace signals of the first mbarriers block slot 0 initialises: phase, pending arrivals

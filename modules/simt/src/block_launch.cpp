@@ -126,7 +126,6 @@ void simt_core::launch_blocks(std::uint64_t t) {
       w.at_barrier = false;
       w.inflight.clear();
       w.wgmma_open.clear();
-      w.tma_issued_at = -1;
       w.tma_last_store = 0;
       w.issue_end = 0;
       w.generation = ++generations_;

@@ -60,7 +60,6 @@ struct warp {
   std::vector<std::uint64_t> inflight;
   std::array<std::uint64_t, num_registers> reg_ready{};
   std::vector<std::uint64_t> wgmma_open;                 // issued, not yet committed (GMMA ids)
-  std::int64_t tma_issued_at = -1;                       // the warp's last tma.load, until a wait
   std::uint64_t tma_last_store = 0;                      // its last tma.store copy (0: none)
   std::uint64_t issue_end = 0;                           // timeline: the end of its last issue
   std::uint64_t last_issue = 0;                          // the cycle of its last issue

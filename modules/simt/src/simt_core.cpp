@@ -147,8 +147,15 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   };
   mean("shared_load_latency", shared_load_latency_, "mean cycles from issuing a shared load to its data in the registers");
   mean("global_load_latency", global_load_latency_, "mean cycles from issuing a global load to its data in the registers");
-  mean("tma_round_trip", tma_round_trip_,
-       "mean cycles from a warp's tma.load to the end of its next mbarrier.wait (the copy's round trip as the warp sees it)");
+  stats_.add_real(
+      "tma_round_trip",
+      [this] {
+        return async_n_->tma_trips.value() ? double(async_n_->tma_trip_cycles.value()) / double(async_n_->tma_trips.value())
+                                           : 0.0;
+      },
+      "cycles",
+      "mean cycles from a tma.load's issue to the completion of the mbarrier phase it signals (copies whose phase "
+      "never completed are not counted)");
   stats_.add("mbarrier_ops", async_n_->mbarrier_ops, "operations", "mbarrier init, arrive and wait operations (per thread)");
   stats_.add("tma_loads", async_n_->tma_loads, "copies", "tma.load copies started");
   stats_.add("tma_stores", async_n_->tma_stores, "copies", "tma.store copies started");
@@ -477,12 +484,6 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
                   (in.code == op::mbar_wait ? ": the phase it waits for has completed" : ""));
       if (err) set_fault(w, err->lane, err->what);
       done = (err ? t : t + p_.lat_alu) + occupancy;
-      if (in.code == op::tma_load) w.tma_issued_at = static_cast<std::int64_t>(t);
-      if (in.code == op::mbar_wait && w.tma_issued_at >= 0) {  // the copy's round trip as the warp sees it
-        ++tma_round_trip_.first;
-        tma_round_trip_.second += done - static_cast<std::uint64_t>(w.tma_issued_at);
-        w.tma_issued_at = -1;
-      }
       top.pc = pc + 1;
       w.why = warp::wait::async;
       blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;

@@ -52,6 +52,11 @@ void tx_barrier::maybe_complete() {
   latest_ = 0;
   pending_arrivals_ = expected_;
   if (on_phase_) on_phase_(phase_);
+  if (!phase_watchers_.empty()) {
+    auto watchers = std::move(phase_watchers_);
+    phase_watchers_.clear();
+    for (auto& f : watchers) f(completed_at_);
+  }
 }
 
 }  // namespace flynn

@@ -123,7 +123,7 @@ class cache : public timing_stage {
   std::unordered_map<const request*, waiting_info> waits_;
 
   stat_counter bypassed_, uncached_;
-  stat_counter reads_, writes_, hits_, misses_, sector_misses_, merged_, evictions_, writebacks_, fills_,
+  stat_counter reads_, writes_, hits_, misses_, sector_misses_, read_lookups_, write_lookups_, read_hits_, write_hits_, merged_, evictions_, writebacks_, fills_,
       stalls_, queue_wait_, latency_sum_, responses_;
   trace_signal mshr_sig_;
   unsigned mshrs_busy_ = 0;

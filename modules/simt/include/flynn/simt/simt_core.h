@@ -282,7 +282,7 @@ class simt_core : public module, public no_dmi_initiator {
   unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
-  std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_, tma_round_trip_;  // count, cycles
+  std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_;  // count, cycles
   trace_signal lsu_transactions_;
   std::vector<trace_signal> warp_state_;
   std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <string>
 
 namespace flynn {
@@ -40,6 +41,8 @@ class tx_barrier {
   void on_phase(std::function<void(unsigned)> f) { on_phase_ = std::move(f); }
   // Called after every operation, with the cycle it takes effect (tracing).
   void on_change(std::function<void(std::uint64_t)> f) { on_change_ = std::move(f); }
+  // Called once, when the current phase completes, with the cycle it completes at.
+  void when_phase_completes(std::function<void(std::uint64_t)> f) { phase_watchers_.push_back(std::move(f)); }
 
  private:
   void maybe_complete();
@@ -51,6 +54,7 @@ class tx_barrier {
   unsigned phase_ = 0;
   std::uint64_t latest_ = 0, completed_at_ = 0;
   std::function<void(unsigned)> on_phase_;
+  std::vector<std::function<void(std::uint64_t)>> phase_watchers_;
   std::function<void(std::uint64_t)> on_change_;
 };
 
