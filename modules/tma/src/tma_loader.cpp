@@ -6,6 +6,7 @@
 
 #include "flynn/common/format.h"
 #include "flynn/tlm/begin_request.h"
+#include "flynn/tlm/payload.h"
 
 namespace flynn {
 
@@ -37,8 +38,9 @@ std::uint64_t tensor_descriptor::box_bytes() const {
 void tma_loader_params::visit(param_visitor& v) {
   param(v, {"issue_interval", "cycles", "cycles between row requests to global memory"}, issue_interval, 1, 1 << 20);
   param(v, {"issue_latency", "cycles",
-             "per-copy issue cost: from the copy's start (the tma.load) to its first row request (descriptor "
-             "fetch and decode, address generation, request formation)"},
+             "per-copy issue cost, an occupancy: the cycles the unit spends on a copy's descriptor (fetch and "
+             "decode, address generation, request formation) before its first row request, once the previous "
+             "copy's row requests are out"},
         issue_latency, 0, 1 << 20);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
 }
@@ -91,7 +93,9 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   const std::uint64_t row = d.row_bytes();
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-  std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
+  // The unit takes the copy once it is free (the previous copy's last row request generated)
+  // and is busy issue_latency cycles with its descriptor before the first row request.
+  std::uint64_t t = std::max(start, next_issue_) + p_.issue_latency;
   const std::uint64_t first_row = t;
   std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
@@ -186,11 +190,30 @@ void tma_loader::writer() {
 // wholly outside the tensor read nothing and land at their cycle.
 void tma_loader::reader() {
   for (;;) {
-    while (to_read_.empty()) wait(to_read_ev_);
-    const sc_core::sc_time when = to_time(to_read_.front().t);
-    if (when > sc_core::sc_time_stamp()) wait(when - sc_core::sc_time_stamp());
-    while (request_open_) wait(end_req_ev_);
-    if (request_phase_end_ > sc_core::sc_time_stamp()) wait(request_phase_end_ - sc_core::sc_time_stamp());
+    while (to_read_.empty() && to_write_.empty()) wait(to_read_ev_);
+    // The earliest of the next row to read and the next store write whose data are back.
+    const bool write = !to_write_.empty() && (to_read_.empty() || to_write_.begin()->first <= to_read_.front().t);
+    const sc_core::sc_time when = to_time(write ? to_write_.begin()->first : to_read_.front().t);
+    if (when > sc_core::sc_time_stamp()) {
+      wait(when - sc_core::sc_time_stamp(), to_read_ev_);
+      continue;  // (a row for an earlier cycle may have come meanwhile: choose again)
+    }
+    if (write || !to_read_.front().store) {  // a global request: one BEGIN_REQ at a time
+      if (request_open_) {
+        wait(end_req_ev_);
+        continue;
+      }
+      if (request_phase_end_ > sc_core::sc_time_stamp()) {
+        wait(request_phase_end_ - sc_core::sc_time_stamp());
+        continue;
+      }
+    }
+    if (write) {
+      row_read rr = std::move(to_write_.begin()->second);
+      to_write_.erase(to_write_.begin());
+      send_global(std::move(rr), tlm::TLM_WRITE_COMMAND);
+      continue;
+    }
     row_read rr = std::move(to_read_.front());
     to_read_.pop_front();
     if (rr.store) {
@@ -202,25 +225,25 @@ void tma_loader::reader() {
       land(std::move(rr.row));
       continue;
     }
-    tlm::tlm_generic_payload* gp = pool_.allocate();
-    gp->set_command(tlm::TLM_READ_COMMAND);
-    gp->set_address(rr.addr);
-    gp->set_data_ptr(rr.row.data.data() + rr.off);
-    gp->set_data_length(rr.len);
-    gp->set_streaming_width(rr.len);
-    gp->set_byte_enable_ptr(nullptr);
-    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    reading_.emplace(gp, std::move(rr));
-    ++global_requests_;
-    request_open_ = gp;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const begin_request_answer a = begin_request(global, *gp, delay, end_resp_owed_);
-    if (a == begin_request_answer::request_open) continue;
-    if (request_open_ == gp) request_open_ = nullptr;
-    request_phase_end_ = sc_core::sc_time_stamp() + delay;  // the next BEGIN_REQ not before the annotated END_REQ
-    if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
-    if (a == begin_request_answer::responded) row_read_done(gp, sc_core::sc_time_stamp() + delay);
+    send_global(std::move(rr), tlm::TLM_READ_COMMAND);
   }
+}
+
+// A row's global request (a load's read, a store's write) as an AT request now; it stays in
+// reading_ until its response.
+void tma_loader::send_global(row_read&& rr, tlm::tlm_command cmd) {
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  tlm::tlm_generic_payload* gp = pool_.allocate();
+  prepare_payload(*gp, cmd, rr.addr, rr.row.data.data() + rr.off, rr.len);  // (the row's buffer moves with it)
+  reading_.emplace(gp, std::move(rr));
+  ++global_requests_;
+  request_open_ = gp;
+  const begin_request_answer a = begin_request(global, *gp, delay, end_resp_owed_);
+  if (a == begin_request_answer::request_open) return;
+  if (request_open_ == gp) request_open_ = nullptr;
+  request_phase_end_ = sc_core::sc_time_stamp() + delay;  // the next BEGIN_REQ not before the annotated END_REQ
+  if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
+  if (a == begin_request_answer::responded) row_read_done(gp, sc_core::sc_time_stamp() + delay);
 }
 
 tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) {
@@ -242,16 +265,22 @@ tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm
   return tlm::TLM_COMPLETED;
 }
 
-// A row's global read has its response: the row lands then (the writer takes it on).
+// A row's global request has its response: a load's row lands then (the writer takes it
+// on); a store's row is in global memory.
 void tma_loader::row_read_done(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) {
   auto node = reading_.extract(gp);
   row_read& rr = node.mapped();
   if (gp->get_response_status() != tlm::TLM_OK_RESPONSE) {
-    fault("load #" + std::to_string(rr.row.copy) + ": global read at " + hex(rr.addr) + ": " + gp->get_response_string());
+    fault((rr.store ? "store #" : "load #") + std::to_string(rr.row.copy) + ": global " +
+          (rr.store ? "write" : "read") + " at " + hex(rr.addr) + ": " + gp->get_response_string());
     gp->release();
     return;
   }
   gp->release();
+  if (rr.store) {
+    row_written(rr, to_cycles_ceil(at));
+    return;
+  }
   rr.row.at = to_cycles_ceil(at);
   land(std::move(rr.row));
 }
@@ -268,7 +297,7 @@ bool tma_loader::writing_to(std::uint64_t lo, std::uint64_t hi) const {
   for (const row_read& r : to_read_)
     if (!r.store && overlaps(r.row)) return true;
   for (const auto& [gp, r] : reading_)
-    if (overlaps(r.row)) return true;
+    if (!r.store && overlaps(r.row)) return true;
   return false;
 }
 
@@ -284,13 +313,18 @@ std::string tma_loader::pending_work() const {
   }
   std::size_t store_rows = 0;
   for (const row_read& r : to_read_) store_rows += r.store != 0;
-  const std::size_t rows = landing_.size() + to_read_.size() - store_rows + reading_.size();
+  std::size_t load_reads = 0;
+  for (const auto& [gp, r] : reading_) load_reads += r.store == 0;
+  const std::size_t rows = landing_.size() + to_read_.size() - store_rows + load_reads;
   if (rows)
     s += std::to_string(rows) + " rows of load #" + std::to_string(loads_.begin()->first) +
          (loads_.size() > 1 ? " and later loads" : "") + " still to land";
+  std::size_t writing = 0;
+  for (const auto& [gp, r] : reading_) writing += r.store != 0;
+  store_rows += writing + to_write_.size();
   if (store_rows)
     s += std::string(rows ? "; " : "") + std::to_string(store_rows) + " rows of store #" +
-         std::to_string(stores_finished_ + 1) + (store_first_row_.size() > 1 ? " and later stores" : "") +
+         std::to_string(stores_finished_ + 1) + (store_progress_.size() > 1 ? " and later stores" : "") +
          " still to write";
   return s;
 }
@@ -306,8 +340,8 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
   const std::uint64_t row = d.row_bytes();
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-  std::uint64_t t = std::max(start + p_.issue_latency, next_issue_);
-  store_first_row_[id] = {t, rows * row};
+  std::uint64_t t = std::max(start, next_issue_) + p_.issue_latency;  // (an occupancy, as for loads)
+  store_progress_[id] = {t, rows * row, rows};
   std::array<std::uint32_t, 5> idx{};
   for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
     // The row is read from shared memory (through the swizzle) at cycle t, and the part inside
@@ -315,7 +349,6 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
     row_read rr;
     rr.t = t;
     rr.store = id;
-    rr.last = r + 1 == rows;
     const std::uint64_t box_off = r * row;
     rr.row.smem_addr = smem_addr + box_off;
     if (d.swizzle != swizzle_mode::none)
@@ -349,8 +382,10 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
   return {};
 }
 
-// A store's row at its cycle: read from shared memory, then its part inside the tensor written
-// to global memory when the read's data are back (LT, each call for its cycle).
+// A store's row at its cycle: read from shared memory (LT: the memory answers with the data
+// as they are at the cycle it reads them), then its part inside the tensor queued for the
+// reader to send to global memory as an AT write at the cycle the read's data are back. No
+// write is waited for: the reader goes on with the next rows while the writes travel.
 void tma_loader::store_row(row_read& rr) {
   const std::uint64_t t = to_cycles_ceil(sc_core::sc_time_stamp());
   const auto row = static_cast<unsigned>(rr.row.data.size());
@@ -362,29 +397,35 @@ void tma_loader::store_row(row_read& rr) {
     return;
   }
   ++shared_requests_;
-  std::uint64_t written = read;
-  if (rr.len) {
-    if (auto e = transfer(global, tlm::TLM_WRITE_COMMAND, rr.addr, rr.row.data.data() + rr.off, rr.len, read, written);
-        !e.empty()) {
-      fault("store #" + std::to_string(rr.store) + ": " + e);
-      return;
-    }
-    ++global_requests_;
-    bytes_stored_ += rr.len;
+  if (rr.len == 0) {  // wholly outside the tensor: nothing to write
+    row_written(rr, read);
+    return;
   }
-  in_flight_[written] -= static_cast<std::int64_t>(row);
+  bytes_stored_ += rr.len;
+  to_write_.emplace(read, std::move(rr));  // the reader sends it at `read`
+}
+
+// A store's row is written (its global write answered at `written`, or nothing to write):
+// the store is done when its last row is, and stores finish in order.
+void tma_loader::row_written(row_read& rr, std::uint64_t written) {
+  const auto row = static_cast<std::int64_t>(rr.row.data.size());
+  in_flight_[written] -= row;
   ++rows_;
   std::uint64_t& done = store_done_[rr.store];
-  done = std::max({done, written, t});
+  done = std::max(done, written);
   busy_until_ = std::max(busy_until_, written);
-  if (rr.last) {
-    stores_finished_ = rr.store;
+  store_progress& sp = store_progress_.at(rr.store);
+  if (--sp.rows_left) return;
+  // Stores finish in order: the next unfinished ones whose rows are all written.
+  for (auto it = store_progress_.begin(); it != store_progress_.end() && it->second.rows_left == 0;) {
+    const std::uint64_t id = it->first;
+    stores_finished_ = id;
     if (timeline_)
-      timeline_->span(name(), "tma.store", "store " + std::to_string(store_first_row_[rr.store].second) + " B", rr.store,
-                      to_time(store_first_row_[rr.store].first), to_time(done));
-    store_first_row_.erase(rr.store);
-    progress_ev_.notify(sc_core::SC_ZERO_TIME);
+      timeline_->span(name(), "tma.store", "store " + std::to_string(it->second.bytes) + " B", id,
+                      to_time(it->second.first_row), to_time(store_done_[id]));
+    it = store_progress_.erase(it);
   }
+  progress_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 
 std::uint64_t tma_loader::store_done(std::uint64_t id) const {

@@ -72,8 +72,10 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
                    std::uint64_t smem_addr, tx_barrier& bar, std::uint64_t start) override;
   // Copies the box at `coords` from shared memory at `smem_addr` (same layout as load) to
   // the tensor in global memory; elements outside the tensor are not written. Each row is
-  // read from shared memory at its cycle and written to global memory when the read is back;
-  // store_done(id) gives the cycle of the last write once made. Returns "" or a fault.
+  // read from shared memory at its cycle and its global write sent (AT, not waited for) when
+  // the read is back, so a copy's rows are in flight together as a load's are; store_done(id)
+  // gives the cycle of the last write's response once every row's has come (stores finish in
+  // order). Returns "" or a fault.
   std::string store(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords, std::uint64_t smem_addr,
                     std::uint64_t start, std::uint64_t& id) override;
   std::uint64_t store_done(std::uint64_t id) const override;
@@ -81,7 +83,8 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
   // Cycle by which every copy issued so far has landed.
   std::uint64_t busy_until() const override { return busy_until_; }
   bool in_progress() const override {
-    return !landing_.empty() || !to_read_.empty() || !reading_.empty() || stores_finished_ < stores_.value();
+    return !landing_.empty() || !to_read_.empty() || !to_write_.empty() || !reading_.empty() ||
+           stores_finished_ < stores_.value();
   }
   const sc_core::sc_event& progress_event() const override { return progress_ev_; }
   bool writing_to(std::uint64_t lo, std::uint64_t hi) const override;
@@ -117,14 +120,19 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
     unsigned len = 0;
     landing_row row;  // its data fill in as the read answers
     std::uint64_t store = 0;  // the store's number (stores_), 0 for a load
-    bool last = false;        // the store's last row
   };
   void store_row(row_read& rr);
+  void row_written(row_read& rr, std::uint64_t written);  // a store's row is in global memory
   std::map<std::uint64_t, std::uint64_t> store_done_;  // by store number: last write so far, or the end
   std::uint64_t stores_finished_ = 0;                  // stores 1 .. this have all rows written
-  // Stores in progress: their first row's cycle and bytes (timeline).
-  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> store_first_row_;
+  // Stores in progress: their first row's cycle, bytes and rows not yet written.
+  struct store_progress {
+    std::uint64_t first_row = 0, bytes = 0, rows_left = 0;
+  };
+  std::map<std::uint64_t, store_progress> store_progress_;
   void reader();  // sends the global reads, each at its cycle
+  void send_global(row_read&& rr, tlm::tlm_command cmd);
+  std::multimap<std::uint64_t, row_read> to_write_;  // store rows read from shared memory, by the cycle to write them
   void row_read_done(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
   void land(landing_row&& row);
   std::deque<row_read> to_read_;
