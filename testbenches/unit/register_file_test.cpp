@@ -146,3 +146,37 @@ TEST_CASE("register_file: a read for a later cycle, arriving first, does not del
   CHECK(done[1] == 100 + 2 + 1);
   CHECK(done[2] == 501 + 2 + 1 + 1);  // its banks a cycle later, then the crossbar after the first's two
 }
+
+// A write made ahead of time lands at the cycle it completes: a read whose bank reads the
+// register earlier sees the old value, one at or after that cycle the new one, and the
+// warp's own register holds the old value until simulated time reaches the cycle.
+TEST_CASE("register_file: a write's values land at the cycle it completes, not at the call") {
+  flynn::register_file_params p;  // 4 banks, crossbar latency 1
+  flynn::register_file rf("rf", p);
+  warp_registers w;
+  w.regs[0][8] = 5;
+  std::vector<unsigned char> data, early, late;
+  std::uint64_t written = 0;
+  std::uint32_t in_warp_before = 0, in_warp_at = 0;
+  initiator init("init", [&](initiator& i) {
+    data.assign(flynn::warp_register_bytes, 0);
+    const std::uint32_t v = 99;
+    std::memcpy(&data[0], &v, 4);                    // lane 0 of register 8
+    written = access(i, w, true, {8}, 50, data);     // made at cycle 0 for cycle 50
+    in_warp_before = w.regs[0][8];
+    access(i, w, false, {8}, 20, early);             // read at 20: before it lands
+    access(i, w, false, {8}, 60, late);              // read at 60: after
+    sc_core::wait(sc_core::sc_time(double(written), sc_core::SC_NS));
+    in_warp_at = w.regs[0][8];
+  });
+  init.socket.bind(rf.port);
+  sc_core::sc_start();
+  CHECK(written == 51);
+  CHECK(in_warp_before == 5);
+  std::uint32_t e = 0, l = 0;
+  std::memcpy(&e, early.data(), 4);
+  std::memcpy(&l, late.data(), 4);
+  CHECK(e == 5);
+  CHECK(l == 99);
+  CHECK(in_warp_at == 99);
+}

@@ -23,6 +23,9 @@ param_footprint register_file_params::footprint() const {
 register_file::register_file(const sc_core::sc_module_name& name, const params& p)
     : module(name, p.clock_ns), port("port"), p_(p), busy_(p.banks) {
   port.register_b_transport(this, &register_file::b_transport);
+  SC_METHOD(land);
+  sensitive << land_ev_;
+  dont_initialize();
   stats_.add("reads", reads_, "registers", "warp registers read (128 B each)");
   stats_.add("writes", writes_, "registers", "warp registers written (128 B each)");
   stats_.add("read_requests", read_requests_, "requests", "operand collector requests");
@@ -67,6 +70,7 @@ void register_file::show(const bank_slots& b, std::size_t words, std::size_t sig
 }
 
 void register_file::finish() {
+  finish_writes();
   for (unsigned k = 0; k < p_.banks; ++k) show(busy_[k], busy_[k].words.size(), k);
   show(crossbar_, crossbar_.words.size(), p_.banks);
 }
@@ -103,14 +107,6 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
     return;
   }
   unsigned char* data = gp.get_data_ptr();
-  for (std::size_t k = 0; k < x->registers.size(); ++k)
-    for (unsigned l = 0; l < warp_lanes; ++l) {
-      if (!x->lanes[l]) continue;
-      std::uint32_t* r = &x->lanes[l][std::size_t(x->registers[k]) * x->register_stride];
-      unsigned char* row = data + warp_register_bytes * k + lane_register_bytes * l;
-      if (write) std::memcpy(r, row, lane_register_bytes);
-      else std::memcpy(row, r, lane_register_bytes);
-    }
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   std::uint64_t done = arrive;
   prune(arrive);
@@ -148,15 +144,41 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       done = std::max(done, slot + 1);
       ++writes_;
     }
+    // The values land when the request completes: at once if that cycle has come, else
+    // they wait for it.
+    pending_write w;
+    w.cycle = done;
+    w.seq = write_seq_++;
+    w.lanes = x->lanes;
+    w.stride = x->register_stride;
+    w.registers = x->registers;
+    w.data.assign(data, data + gp.get_data_length());
+    if (to_time(done) <= sc_core::sc_time_stamp()) {
+      apply(w);
+    } else {
+      const auto at = std::upper_bound(pending_.begin(), pending_.end(), done,
+                                       [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
+      const bool first = at == pending_.begin();
+      pending_.insert(at, std::move(w));
+      if (first) schedule_landing();
+    }
   } else {
     ++read_requests_;
     std::uint64_t first_read = UINT64_MAX, last_read = arrive;
-    for (unsigned reg : x->registers) {
+    for (std::size_t k = 0; k < x->registers.size(); ++k) {
+      const unsigned reg = x->registers[k];
       const std::uint64_t slot = reserve(reg % p_.banks, arrive);
       conflict_cycles_ += slot - arrive;
       first_read = std::min(first_read, slot);
       last_read = std::max(last_read, slot + 1);
       ++reads_;
+      // The register as its bank reads it at `slot`.
+      unsigned char* row = data + warp_register_bytes * k;
+      for (unsigned l = 0; l < warp_lanes; ++l)
+        if (x->lanes[l])
+          std::memcpy(row + lane_register_bytes * l, &x->lanes[l][std::size_t(reg) * x->register_stride],
+                      lane_register_bytes);
+      if (!pending_.empty()) overlay(*x, k, slot, row);
     }
     done = std::max(done, last_read + p_.crossbar_latency);
     if (p_.crossbar_bytes_per_cycle) {  // the values cross in whole cycles of the crossbar from the first read on
@@ -175,6 +197,54 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   }
   delay = to_time(done) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void register_file::apply(const pending_write& w) {
+  for (std::size_t k = 0; k < w.registers.size(); ++k)
+    for (unsigned l = 0; l < warp_lanes; ++l)
+      if (w.lanes[l])
+        std::memcpy(&w.lanes[l][std::size_t(w.registers[k]) * w.stride],
+                    &w.data[warp_register_bytes * k + lane_register_bytes * l], lane_register_bytes);
+}
+
+// Wakes just before the first pending write's cycle (one time resolution earlier), so that
+// every process at that cycle, the warps' own reads included, sees the values.
+void register_file::schedule_landing() {
+  if (pending_.empty()) return;
+  const sc_core::sc_time at = to_time(pending_.front().cycle), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time before = at - sc_core::sc_get_time_resolution();
+  land_ev_.cancel();
+  land_ev_.notify(before > now ? before - now : sc_core::SC_ZERO_TIME);
+}
+
+void register_file::land() {
+  const sc_core::sc_time horizon = sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution();
+  while (!pending_.empty() && to_time(pending_.front().cycle) <= horizon) {
+    apply(pending_.front());
+    pending_.pop_front();
+  }
+  schedule_landing();
+}
+
+void register_file::finish_writes() {
+  for (const pending_write& w : pending_) apply(w);
+  pending_.clear();
+}
+
+void register_file::overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot,
+                            unsigned char* row) const {
+  const unsigned reg = x.registers[k];
+  for (const pending_write& w : pending_) {
+    if (w.cycle > slot) break;
+    if (w.stride != x.register_stride) continue;
+    for (std::size_t j = 0; j < w.registers.size(); ++j) {
+      if (w.registers[j] != reg) continue;
+      for (unsigned l = 0; l < warp_lanes; ++l)
+        if (x.lanes[l] && w.lanes[l] == x.lanes[l])
+          std::memcpy(row + lane_register_bytes * l, &w.data[warp_register_bytes * j + lane_register_bytes * l],
+                      lane_register_bytes);
+    }
+  }
 }
 
 }  // namespace flynn

@@ -487,10 +487,13 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       top.pc = pc + 1;
       w.why = warp::wait::async;
       blocking = in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait;
+      if (in.code == op::wgmma_wait)  // the groups it waited for have landed by t: read them at simulated time
+        registers_land_until_ = std::max(registers_land_until_, t + 1);
       break;
     }
     case op::mma_sync:
       done = execute_mma_sync(w, in, mask, t) + occupancy;
+      registers_land_until_ = std::max(registers_land_until_, done);
       top.pc = pc + 1;
       w.why = warp::wait::scoreboard;
       blocking = false;
@@ -796,7 +799,7 @@ void simt_core::run() {
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
     // decides at simulated time instead of running ahead on a guess.
     const bool pending = async_pending();
-    if (pending) pause_until(t);
+    if (pending || now_cycle_ < registers_land_until_) pause_until(t);
     sync_for_memory(t);
     refresh_views(t);
     int s = -1;

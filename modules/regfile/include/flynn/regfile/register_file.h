@@ -5,7 +5,10 @@
 // write request (D fragments coming back) goes through a result queue of `result_queue`
 // entries that drains into the banks. The register values themselves live with the warps
 // (the SIMT core): the request carries pointers to the lanes' registers and the module
-// moves the data between them and the payload. See docs/modules/register_file.md.
+// moves the data between them and the payload, at the modelled cycles: a write's values
+// land in the registers when the request completes (not at the call, which may come ahead
+// of time), and a read returns each register as it is at the cycle its bank reads it (the
+// writes landed by then, none later). See docs/modules/register_file.md.
 #pragma once
 
 #include <array>
@@ -52,6 +55,7 @@ class register_file : public module {
   using params = register_file_params;
   tlm_utils::simple_target_socket<register_file, 32> port;
 
+  SC_HAS_PROCESS(register_file);
   register_file(const sc_core::sc_module_name& name, const params& p);
   void attach_trace(trace_sink& sink) override;
 
@@ -86,6 +90,29 @@ class register_file : public module {
   std::vector<std::uint8_t> shown_;  // each signal's last value shown
   stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_, crossbar_cycles_,
       crossbar_wait_;
+  // Writes made ahead of the cycle they land at: their values wait here, in (cycle, order)
+  // order, and go into the registers at that cycle (just before it, so that everything at
+  // the cycle sees them).
+  struct pending_write {
+    std::uint64_t cycle = 0, seq = 0;
+    std::array<std::uint32_t*, warp_lanes> lanes{};
+    unsigned stride = 1;
+    std::vector<unsigned> registers;
+    std::vector<unsigned char> data;  // register-major, as the payload's
+  };
+  std::deque<pending_write> pending_;  // sorted by (cycle, seq)
+  std::uint64_t write_seq_ = 0;
+  sc_core::sc_event land_ev_;
+  void land();                          // the writes whose cycle has come (a method)
+  void apply(const pending_write& w);   // its values into the registers
+  void schedule_landing();
+  // Register k's value as the read of `lanes` at cycle `slot` sees it: the writes pending
+  // for that cycle or earlier laid over the registers.
+  void overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot, unsigned char* row) const;
+
+ public:
+  // Lands every pending write now (end of simulation).
+  void finish_writes();
 };
 
 }  // namespace flynn

@@ -192,6 +192,10 @@ class simt_core : public module, public no_dmi_initiator {
   }
   sc_core::sc_time now_;
   std::uint64_t now_cycle_ = 0;
+  // Register-file writes (MMA results) land in the warps' registers at their cycles in
+  // simulated time: until this cycle the core decides at simulated time, so that what it
+  // reads at a cycle holds the results landed by then.
+  std::uint64_t registers_land_until_ = 0;
   // The accesses in flight by the earliest cycle each can be answered at, as known when
   // the entry was made (a later promise raises it; an answered request leaves a stale entry):
   // {cycle, use of the record, record}, earliest first.
