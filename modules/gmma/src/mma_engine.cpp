@@ -83,11 +83,11 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
   for (auto& x : a_) x = from_f32(p_.type, u(rng));
   for (auto& x : b_) x = from_f32(p_.type, u(rng));
   for (auto& x : c_) x = u(rng);
-  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue (one per warp)");
+  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue, counted as each is issued (one per warp and instruction shape)");
   stats_.add("rf_reads", rf_reads_, "reads",
-             "register-file reads of A and B fragments (one 32-lane x 4-byte register each)");
-  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A and B operand bytes read from the register file");
-  stats_.add("rf_write_bytes", rf_write_bytes_, "B", "A and B bytes written into the register file from shared memory");
+             "register-file reads of A and B fragments, counted per issued instruction from its fragment sizes (one 32-lane x 4-byte register each); this engine has a read-bandwidth limit (rf_read_bytes_per_cycle), no banks");
+  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A and B operand bytes read from the register file, counted per issued instruction from its fragment sizes");
+  stats_.add("rf_write_bytes", rf_write_bytes_, "B", "A and B bytes written into the register file from shared memory (operands through registers), counted per K block from the units' tile sizes; no write-port model");
   stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
              "shared-memory wavefronts the A and B reads took, as the memory reports them (a request a target "
              "without banks serves counts as one)");
