@@ -186,6 +186,17 @@ void banked_memory::sort_words() {
 // rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
                                              std::uint64_t arrival, unsigned latency) {
+  if (p_.ideal) {  // no latency, no bank or port limits: every word at the arrival cycle
+    passes_.assign(1, arrival);
+    one_wavefront_ = true;
+    word_when_.clear();
+    ++wavefronts_;
+    ++port_requests_[ps.adapter.index];
+    first_cycle_ = std::min(first_cycle_, arrival);
+    last_cycle_ = std::max(last_cycle_, arrival);
+    if (auto* served = gp.get_extension<wavefront_extension>()) served->wavefronts = 1;
+    return {arrival, arrival};
+  }
   const bool direct = one_range_banks(gp);
   if (!direct) collect_words(gp);
   const std::size_t group = p_.multiported_banks ? ps.adapter.index : 0;

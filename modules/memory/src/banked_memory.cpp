@@ -45,6 +45,10 @@ void banked_memory_params::visit(param_visitor& v) {
             "in time order with the others (false: booked at once, in call order, and the run's summary says so)"},
         lt_time_order);
   param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
+  param(v, {"ideal", "",
+            "an ideal memory for attribution (flynn attribute): every request is served at its arrival cycle in "
+            "one pass, whatever its banks and port, with no latency; the data and statistics of requests as before"},
+        ideal);
   param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
              {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
               {memory_init::random, "random"}});

@@ -36,6 +36,7 @@ void cache_params::visit(param_visitor& v) {
             "through an L1"},
         bypass_cache_global);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "a perfect cache for attribution (flynn attribute): every request is served at its arrival cycle with no latency, bandwidth or MSHR limit, and the levels below do not time it (the data array below still moves its data)"}, ideal);
 }
 
 param_footprint cache_params::footprint() const {
@@ -69,6 +70,7 @@ std::vector<param_issue> cache_params::check() const {
 
 cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stage(name, p.clock_ns, p.ports), p_(p) {
   throw_if_invalid("cache", p_.check());
+  set_ideal(p_.ideal, true);
   own_request_bytes(p_.line_bytes);  // fills and write-backs: a line at most
   sectors_per_line_ = p_.line_bytes / p_.sector_bytes;
   sets_ = p_.capacity() / (std::uint64_t(p_.line_bytes) * p_.ways);

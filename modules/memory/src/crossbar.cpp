@@ -25,6 +25,7 @@ void crossbar_params::visit(param_visitor& v) {
   param(v, {"far_latency", "cycles", "extra latency each way between an input and an output of different partitions"},
         far_latency, 0, 100000);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "an ideal crossbar for attribution (flynn attribute): every request goes on to its output at its arrival cycle and its response comes back when the level below answers, with no latency or link limit"}, ideal);
 }
 
 param_footprint crossbar_params::footprint() const {
@@ -46,6 +47,7 @@ std::vector<param_issue> crossbar_params::check() const {
 crossbar::crossbar(const sc_core::sc_module_name& name, const params& p)
     : timing_stage(name, p.clock_ns, p.ports, p.outputs), p_(p) {
   throw_if_invalid("crossbar", p_.check());
+  set_ideal(p_.ideal, false);
   while ((1u << hash_bits_) < p_.outputs) ++hash_bits_;
   in_link_.resize(p_.ports);
   back_in_link_.resize(p_.ports);

@@ -53,6 +53,7 @@ void dram_params::visit(param_visitor& v) {
   param(v, {"backend_latency", "cycles", "controller cycles from the data array's answer to the response"},
         backend_latency, 0, 100000);
   param(v, {"clock_ns", "ns", "DRAM clock period (tCK): every cycle count above is in it"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "an ideal DRAM for attribution (flynn attribute): every request goes on to the data array at its arrival cycle and back when it answers, with no DRAM timing (latency, rows, banks, refresh)"}, ideal);
 }
 
 param_footprint dram_params::footprint() const {
@@ -85,6 +86,7 @@ std::vector<param_issue> dram_params::check() const {
 dram::dram(const sc_core::sc_module_name& name, const params& p)
     : timing_stage(name, p.clock_ns, p.ports), p_(p) {
   throw_if_invalid("dram", p_.check());
+  set_ideal(p_.ideal, false);
   channels_.resize(p_.pseudo_channels_total());
   const unsigned pcs = p_.pseudo_channels_total();
   for (unsigned c = 0; c < pcs; ++c) {

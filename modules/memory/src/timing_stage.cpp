@@ -130,7 +130,7 @@ tlm::tlm_sync_enum timing_stage::nb_transport_fw(unsigned port, tlm::tlm_generic
   // once, so only the stages that time it promise anything for it.
   const auto* h = gp.get_extension<hierarchy_extension>();
   auto* bound = gp.get_extension<response_bound_extension>();
-  if (bound && !(h && h->serviced)) {
+  if (bound && !(h && h->serviced) && !ideal_) {
     const sc_core::sc_time earliest = to_time(r->arrival + least_latency(gp));
     if (!bound->promised || earliest > bound->earliest) bound->earliest = earliest;
     bound->promised = true;
@@ -242,8 +242,9 @@ void timing_stage::arbitrate() {
   }
   for (request* r : batch_) {
     const auto* h = r->gp->get_extension<hierarchy_extension>();
-    if (h && h->serviced) {  // served above: straight on
+    if ((h && h->serviced) || ideal_) {  // served above, or an ideal stage: straight on
       r->serviced = true;
+      if (ideal_ && ideal_serves_ && !(h && h->serviced)) mark_serviced(*r);
       if (!r->lt) end_req_at(*r, now);
       forward_at(*r, now);
       continue;

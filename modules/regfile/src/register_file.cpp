@@ -14,6 +14,7 @@ void register_file_params::visit(param_visitor& v) {
         crossbar_bytes_per_cycle, 0, 1 << 16);
   param(v, {"result_queue", "entries", "write-backs buffered before the banks"}, result_queue, 1, 1024);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "an ideal register file for attribution (flynn attribute): every read and write completes at its arrival cycle, with no bank, crossbar or result-queue limit"}, ideal);
 }
 
 param_footprint register_file_params::footprint() const {
@@ -110,6 +111,27 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
   std::uint64_t done = arrive;
   prune(arrive);
+  if (p_.ideal) {  // every access completes at its arrival
+    for (std::size_t k = 0; k < x->registers.size() && !write; ++k) {
+      unsigned char* row = data + warp_register_bytes * k;
+      for (unsigned l = 0; l < warp_lanes; ++l)
+        if (x->lanes[l])
+          std::memcpy(row + lane_register_bytes * l, &x->lanes[l][std::size_t(x->registers[k]) * x->register_stride],
+                      lane_register_bytes);
+      if (!pending_.empty()) overlay(*x, k, arrive, row);
+    }
+    if (write) {
+      ++write_requests_;
+      writes_ += x->registers.size();
+      land_at(*x, data, gp.get_data_length(), arrive);
+    } else {
+      ++read_requests_;
+      reads_ += x->registers.size();
+    }
+    delay = to_time(arrive) - sc_core::sc_time_stamp();
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   if (write) {
     // Each register takes a result-queue entry from its arrival until its bank accepts it;
     // with the queue full it waits for the first entry to leave.
@@ -144,24 +166,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       done = std::max(done, slot + 1);
       ++writes_;
     }
-    // The values land when the request completes: at once if that cycle has come, else
-    // they wait for it.
-    pending_write w;
-    w.cycle = done;
-    w.seq = write_seq_++;
-    w.lanes = x->lanes;
-    w.stride = x->register_stride;
-    w.registers = x->registers;
-    w.data.assign(data, data + gp.get_data_length());
-    if (to_time(done) <= sc_core::sc_time_stamp()) {
-      apply(w);
-    } else {
-      const auto at = std::upper_bound(pending_.begin(), pending_.end(), done,
-                                       [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
-      const bool first = at == pending_.begin();
-      pending_.insert(at, std::move(w));
-      if (first) schedule_landing();
-    }
+    land_at(*x, data, gp.get_data_length(), done);  // the values land when the request completes
   } else {
     ++read_requests_;
     std::uint64_t first_read = UINT64_MAX, last_read = arrive;
@@ -197,6 +202,27 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   }
   delay = to_time(done) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// A write's values land at `cycle`: at once if it has come, else they wait for it.
+void register_file::land_at(const register_access_extension& x, const unsigned char* data, unsigned length,
+                            std::uint64_t cycle) {
+  pending_write w;
+  w.cycle = cycle;
+  w.seq = write_seq_++;
+  w.lanes = x.lanes;
+  w.stride = x.register_stride;
+  w.registers = x.registers;
+  w.data.assign(data, data + length);
+  if (to_time(cycle) <= sc_core::sc_time_stamp()) {
+    apply(w);
+    return;
+  }
+  const auto at = std::upper_bound(pending_.begin(), pending_.end(), cycle,
+                                   [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
+  const bool first = at == pending_.begin();
+  pending_.insert(at, std::move(w));
+  if (first) schedule_landing();
 }
 
 void register_file::apply(const pending_write& w) {

@@ -65,6 +65,7 @@ void tensor_core_params::visit(param_visitor& v) {
         fma_per_cycle, 1, 1 << 16);
   param(v, {"latency", "cycles", "pipeline latency from the last step to D written back"}, latency, 0, 1000);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "an ideal tensor core for attribution (flynn attribute): every block computes at its arrival cycle, taking no cycles and no latency (the results as before)"}, ideal);
 }
 
 std::vector<param_issue> tensor_core_params::check() const {
@@ -130,11 +131,13 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const std::uint64_t k16 = ceil_div(std::uint64_t(x->k) * element_bytes(x->type), 2);
   const std::uint64_t steps = ceil_div(x->m, p_.step_m) * ceil_div(x->n, p_.step_n) * ceil_div(k16, p_.step_k);
   const std::uint64_t per_cycle = p_.fma_per_cycle / (p_.step_m * p_.step_n * p_.step_k);
-  const std::uint64_t busy = ceil_div(steps, per_cycle);
+  const std::uint64_t busy = p_.ideal ? 0 : ceil_div(steps, per_cycle);
   const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
-  const std::uint64_t start = reserve(arrive, busy);
-  busy_sig_.set(to_time(start), 1);
-  if (!busy_at_.count(start + busy)) busy_sig_.set(to_time(start + busy), 0);  // (else the next run starts then)
+  const std::uint64_t start = p_.ideal ? arrive : reserve(arrive, busy);
+  if (!p_.ideal) {
+    busy_sig_.set(to_time(start), 1);
+    if (!busy_at_.count(start + busy)) busy_sig_.set(to_time(start + busy), 0);  // (else the next run starts then)
+  }
   x->start = start;
   x->end = start + busy;
   ++blocks_;
@@ -160,7 +163,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
         bf_[std::size_t(q) * x->n + j] = element_to_f32(x->b_type, x->b + eb * (std::size_t(j) * x->k + q));
   }
   accumulate_products(af_.data(), bf_.data(), x->d, x->m, x->n, x->k);
-  delay = to_time(x->end + p_.latency) - sc_core::sc_time_stamp();
+  delay = to_time(x->end + (p_.ideal ? 0 : p_.latency)) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

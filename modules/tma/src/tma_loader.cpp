@@ -43,6 +43,7 @@ void tma_loader_params::visit(param_visitor& v) {
              "copy's row requests are out"},
         issue_latency, 0, 1 << 20);
   param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  param(v, {"ideal", "", "an ideal loader for attribution (flynn attribute): no per-copy issue cost and every row of a copy requested at its start (the memories still time the rows)"}, ideal);
 }
 
 tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
@@ -95,10 +96,11 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
   // The unit takes the copy once it is free (the previous copy's last row request generated)
   // and is busy issue_latency cycles with its descriptor before the first row request.
-  std::uint64_t t = std::max(start, next_issue_) + p_.issue_latency;
+  std::uint64_t t = p_.ideal ? start : std::max(start, next_issue_) + p_.issue_latency;
   const std::uint64_t first_row = t;
+  const unsigned interval = p_.ideal ? 0 : p_.issue_interval;
   std::array<std::uint32_t, 5> idx{};  // box index of the current row, dims 1..rank-1
-  for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
+  for (std::uint64_t r = 0; r < rows; ++r, t += interval) {
     // Global coordinates of this row; rows outside the tensor are all zeros.
     bool inside = true;
     std::uint64_t addr = d.global_base;
@@ -133,7 +135,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
       idx[k] = 0;
     }
   }
-  next_issue_ = t;
+  if (!p_.ideal) next_issue_ = t;
   loads_[copies_.value()] = {first_row, rows, start};
   to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   if (debugging(debug_tma))
@@ -340,10 +342,11 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
   const std::uint64_t row = d.row_bytes();
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
-  std::uint64_t t = std::max(start, next_issue_) + p_.issue_latency;  // (an occupancy, as for loads)
+  std::uint64_t t = p_.ideal ? start : std::max(start, next_issue_) + p_.issue_latency;  // (an occupancy, as for loads)
   store_progress_[id] = {t, rows * row, rows};
+  const unsigned interval = p_.ideal ? 0 : p_.issue_interval;
   std::array<std::uint32_t, 5> idx{};
-  for (std::uint64_t r = 0; r < rows; ++r, t += p_.issue_interval) {
+  for (std::uint64_t r = 0; r < rows; ++r, t += interval) {
     // The row is read from shared memory (through the swizzle) at cycle t, and the part inside
     // the tensor written to global memory when the read is back (the reader does both).
     row_read rr;
@@ -377,7 +380,7 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
     }
   }
   store_done_[id] = 0;
-  next_issue_ = t;
+  if (!p_.ideal) next_issue_ = t;
   to_read_ev_.notify(sc_core::SC_ZERO_TIME);
   return {};
 }

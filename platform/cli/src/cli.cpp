@@ -17,6 +17,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "flynn/platform/attribute.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/json_params.h"
 #include "flynn/platform/module_info.h"
@@ -54,6 +55,8 @@ const char* usage =
     "                                      module types: parameters, sockets, statistics,\n"
     "                                      trace signals\n"
     "  flynn sweep SWEEP.json [options]    run a scenario at every point of parameter axes\n"
+    "  flynn attribute SCENARIO [options]  where its time goes: each timing resource made\n"
+    "                                      ideal in turn, and the speed-up it brings\n"
     "  flynn --help | --version\n"
     "  flynn COMMAND --help                the options of one command\n"
     "\n"
@@ -580,16 +583,21 @@ int cli_main(int argc, char** argv) {
     return 0;
   }
   try {
-    if (cmd != "run" && cmd != "validate" && cmd != "list" && cmd != "sweep")
-      throw input_error("command line: expected a command (run, validate, list, sweep), found '" + cmd +
+    if (cmd != "run" && cmd != "validate" && cmd != "list" && cmd != "sweep" && cmd != "attribute")
+      throw input_error("command line: expected a command (run, validate, list, sweep, attribute), found '" + cmd +
                         "' (see flynn --help)");
     const std::vector<std::string> args(argv + 2, argv + argc);
     if (std::find(args.begin(), args.end(), "--help") != args.end() ||
         std::find(args.begin(), args.end(), "-h") != args.end()) {
-      std::cout << (cmd == "run" ? run_usage : cmd == "validate" ? validate_usage : cmd == "list" ? list_usage : sweep_usage);
+      std::cout << (cmd == "run"        ? run_usage
+                    : cmd == "validate" ? validate_usage
+                    : cmd == "list"     ? list_usage
+                    : cmd == "sweep"    ? sweep_usage
+                                        : attribute_usage);
       return 0;
     }
     if (cmd == "sweep") return sweep_main(args);
+    if (cmd == "attribute") return attribute_main(args);
     options o = parse_args(cmd, argc - 1, argv + 1);
     // The program as "flynn": where the binary lies says nothing about the run.
     o.command_line.assign(argv, argv + argc);

@@ -214,6 +214,8 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
       name << "_" << label(s.axes[a].path, s.axes[a].values[idx[a]]);
     }
     pt.name = name.str();
+    if (pt.name.size() > 120)  // (many axes: a folder name of bounded length, still one per point)
+      pt.name = pt.name.substr(0, 100) + "_" + fnv1a64_hex(pt.name).substr(0, 8);
     s.points.push_back(std::move(pt));
   }
   return s;

@@ -44,6 +44,7 @@ struct banked_memory_params {
   bool lt_race_fault = true;  // see docs: an LT read answered before a racing write lands
   bool lt_time_order = true;  // an LT call for a later cycle waits in the memory for its cycle
   bool dmi = true;
+  bool ideal = false;  // timing resource made ideal: no latency, no bank or port limits
   memory_init init = memory_init::zero;
   std::uint64_t seed = 1;
   double clock_ns = 1.0;

@@ -44,6 +44,7 @@ struct cache_params {
   write_policy writes = write_policy::write_back;
   bool bypass_cache_global = false;  // ld.global.cg loads pass without allocating (an L1)
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
 
   std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }
   void visit(param_visitor& v);

@@ -32,6 +32,7 @@ struct crossbar_params {
   unsigned partitions = 1;          // near/far groups of inputs and outputs
   unsigned far_latency = 0;         // each way, between partitions
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;

@@ -53,6 +53,7 @@ struct dram_params {
   unsigned queue_depth = 32;   // requests per pseudo-channel
   unsigned frontend_latency = 4, backend_latency = 4;  // controller cycles in and out
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
 
   unsigned pseudo_channels_total() const { return channels * pseudo_channels; }
   void visit(param_visitor& v);

@@ -95,6 +95,15 @@ class timing_stage : public module {
                  std::function<void(std::uint64_t)> done);  // through output 0
   // The bytes r touches, as `block`-aligned block numbers in order, each once (its lanes'
   // elements, or its address range).
+  // An ideal stage (attribution: `ideal` parameter) adds no time and no limit: each request
+  // goes on down at its arrival cycle, untimed here, and its response goes up when the next
+  // level answers. `serves`: the stage serves everything itself (a perfect cache), so the
+  // levels below do not time its requests either. Its own statistics count nothing.
+  void set_ideal(bool ideal, bool serves) {
+    ideal_ = ideal;
+    ideal_serves_ = serves;
+  }
+  bool ideal() const { return ideal_; }
   // Declares the longest own request (before the first): the size of its payloads' buffers.
   void own_request_bytes(unsigned bytes) { own_pool_.set_capacity(bytes); }
   static void blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t block, std::vector<std::uint64_t>& out);
@@ -149,6 +158,7 @@ class timing_stage : public module {
   std::vector<std::deque<request*>> responses_;  // per port: ready to go up, oldest first
   std::vector<request*> resp_open_;               // per port: the response awaiting END_RESP
   payload_pool own_pool_{0};  // the payloads of own requests
+  bool ideal_ = false, ideal_serves_ = false;
   unsigned in_flight_ = 0;
 };
 

@@ -44,6 +44,7 @@ struct register_file_params {
   unsigned crossbar_bytes_per_cycle = 0;  // bytes the crossbar carries a cycle, allocated per request (0: unlimited)
   unsigned result_queue = 8;     // write-back entries buffered before the banks
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
   // What it allocates by these parameters (see param_footprint).
@@ -105,6 +106,7 @@ class register_file : public module {
   sc_core::sc_event land_ev_;
   void land();                          // the writes whose cycle has come (a method)
   void apply(const pending_write& w);   // its values into the registers
+  void land_at(const register_access_extension& x, const unsigned char* data, unsigned length, std::uint64_t cycle);
   void schedule_landing();
   // Register k's value as the read of `lanes` at cycle `slot` sees it: the writes pending
   // for that cycle or earlier laid over the registers.

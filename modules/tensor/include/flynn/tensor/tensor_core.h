@@ -43,6 +43,7 @@ struct tensor_core_params {
   unsigned fma_per_cycle = 512;                 // multiply-adds per cycle on 16-bit operands (whole steps)
   unsigned latency = 8;                         // pipeline: last step to D written back
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // Nothing it allocates grows with a parameter beyond a few KiB.

@@ -48,6 +48,7 @@ struct tma_loader_params {
   unsigned issue_interval = 1;  // cycles between row requests
   unsigned issue_latency = 0;   // start to the first row request
   double clock_ns = 1.0;
+  bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
   // Nothing it allocates grows with a parameter beyond a few KiB.
