@@ -490,24 +490,21 @@ unsigned banked_memory::transport_dbg(tlm::tlm_generic_payload& gp) {
   // and into the bytes of the queued writes it overlaps (it is the latest write of them all),
   // so a timed read of an earlier cycle still sees what it would have seen.
   unsigned char* d = gp.get_data_ptr();
-  if (!gp.is_read() && !gp.is_write()) return 0;
-  if (gp.is_read()) std::memcpy(d, &data_[a], n);
-  else std::memcpy(&data_[a], d, n);
-  if (!pending_.empty())
-    for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w) {
-      const std::uint64_t lo = std::max<std::uint64_t>(a, w * p_.word_bytes),
-                          hi = std::min<std::uint64_t>(a + n, (w + 1) * p_.word_bytes);
-      if (gp.is_read()) {
-        overlay(w, UINT64_MAX, lo, hi, d + (lo - a));
-        continue;
-      }
-      for (std::uint32_t s = pending_.first(w); s != pending_.none; s = pending_.next(s)) {
-        pending_write& pw = pending_[s];
-        unsigned char* bytes = pw.len <= pw.small.size() ? pw.small.data() : pw.large.data();
-        const std::uint64_t x = std::max(lo, pw.addr), y = std::min(hi, pw.addr + pw.len);
-        if (x < y) std::memcpy(bytes + (x - pw.addr), d + (x - a), y - x);
-      }
-    }
+  if (gp.is_read()) {
+    peek(a, d, n);
+  } else if (gp.is_write()) {
+    std::memcpy(&data_[a], d, n);
+    if (!pending_.empty())
+      for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w)
+        for (std::uint32_t s = pending_.first(w); s != pending_.none; s = pending_.next(s)) {
+          pending_write& pw = pending_[s];
+          unsigned char* bytes = pw.len <= pw.small.size() ? pw.small.data() : pw.large.data();
+          const std::uint64_t x = std::max(a, pw.addr), y = std::min<std::uint64_t>(a + n, pw.addr + pw.len);
+          if (x < y) std::memcpy(bytes + (x - pw.addr), d + (x - a), y - x);
+        }
+  } else {
+    return 0;
+  }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   return static_cast<unsigned>(n);
 }

@@ -112,14 +112,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   std::uint64_t done = arrive;
   prune(arrive);
   if (p_.ideal) {  // every access completes at its arrival
-    for (std::size_t k = 0; k < x->registers.size() && !write; ++k) {
-      unsigned char* row = data + warp_register_bytes * k;
-      for (unsigned l = 0; l < warp_lanes; ++l)
-        if (x->lanes[l])
-          std::memcpy(row + lane_register_bytes * l, &x->lanes[l][std::size_t(x->registers[k]) * x->register_stride],
-                      lane_register_bytes);
-      if (!pending_.empty()) overlay(*x, k, arrive, row);
-    }
+    for (std::size_t k = 0; k < x->registers.size() && !write; ++k) read_register(*x, k, arrive, data);
     if (write) {
       ++write_requests_;
       writes_ += x->registers.size();
@@ -177,13 +170,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       first_read = std::min(first_read, slot);
       last_read = std::max(last_read, slot + 1);
       ++reads_;
-      // The register as its bank reads it at `slot`.
-      unsigned char* row = data + warp_register_bytes * k;
-      for (unsigned l = 0; l < warp_lanes; ++l)
-        if (x->lanes[l])
-          std::memcpy(row + lane_register_bytes * l, &x->lanes[l][std::size_t(reg) * x->register_stride],
-                      lane_register_bytes);
-      if (!pending_.empty()) overlay(*x, k, slot, row);
+      read_register(*x, k, slot, data);
     }
     done = std::max(done, last_read + p_.crossbar_latency);
     if (p_.crossbar_bytes_per_cycle) {  // the values cross in whole cycles of the crossbar from the first read on
@@ -255,6 +242,17 @@ void register_file::land() {
 void register_file::finish_writes() {
   for (const pending_write& w : pending_) apply(w);
   pending_.clear();
+}
+
+// Register k of the request into its row of `data`, as its bank reads it at `slot`.
+void register_file::read_register(const register_access_extension& x, std::size_t k, std::uint64_t slot,
+                                  unsigned char* data) const {
+  unsigned char* row = data + warp_register_bytes * k;
+  for (unsigned l = 0; l < warp_lanes; ++l)
+    if (x.lanes[l])
+      std::memcpy(row + lane_register_bytes * l, &x.lanes[l][std::size_t(x.registers[k]) * x.register_stride],
+                  lane_register_bytes);
+  if (!pending_.empty()) overlay(x, k, slot, row);
 }
 
 void register_file::overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot,

@@ -111,6 +111,7 @@ class register_file : public module {
   // Register k's value as the read of `lanes` at cycle `slot` sees it: the writes pending
   // for that cycle or earlier laid over the registers.
   void overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot, unsigned char* row) const;
+  void read_register(const register_access_extension& x, std::size_t k, std::uint64_t slot, unsigned char* data) const;
 
  public:
   // Lands every pending write now (end of simulation).
