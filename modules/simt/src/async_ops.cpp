@@ -116,6 +116,9 @@ std::optional<lane_error> issue_wgmma(warp& w, block_slot& b, const instr& in, s
   r.smem_bytes = cx.launch.shared_bytes;
   r.where = "block " + std::to_string(b.id) + " warp " + std::to_string(w.index) + " PC " +
             std::to_string(w.stack.back().pc) + " (line " + std::to_string(in.line) + ": " + in.text + ")";
+  if (cx.hazards)
+    cx.hazards->wgmma(w.block, w.index, w.stack.back().pc, t, r.a_desc, r.b_desc, in.mma_n, in.mma_a_regs, in.rd,
+                      in.mma_n / 2u, in.ra);
   std::uint64_t id = 0;
   const std::string e = cx.gmma->issue(r, t, id);
   if (!e.empty()) return lane_error{0, e};
@@ -142,23 +145,34 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         if (count == 0 || count > (1u << 20))
           return lane_error{l, "mbarrier.init count " + std::to_string(count) + ": expected 1 .. 1048576"};
         tx_barrier& bar = b.mbarriers.insert_or_assign(addr, tx_barrier(count)).first->second;
+        if (hazard_checker* hz = cx.hazards) {
+          hz->mbarrier_init(w.block, addr);
+          const unsigned slot = w.block;
+          const std::uint64_t at = addr;
+          bar.on_phase([hz, slot, at, &bar](unsigned phase) { hz->mbarrier_phase_completed(slot, at, phase, bar.completed_at()); });
+        }
         ++n.mbarrier_ops;
         if (tracer && tracer->enabled() && w.block == 0) tracer->watch(addr, bar, t);
         return std::nullopt;
       });
     case op::mbar_arrive:
-    case op::mbar_arrive_tx:
-      return for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
+    case op::mbar_arrive_tx: {
+      auto failed = for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
         tx_barrier* bar = find_mbarrier(w, b, l, in.ra, in.imm, shared_bytes, addr, err);
         if (!bar) return err;
+        if (cx.hazards) cx.hazards->mbarrier_arrive(w.block, w.index, addr);  // (before it may complete the phase)
         const std::string e = in.code == op::mbar_arrive ? bar->arrive(1, t) : bar->arrive_expect_tx(value_b(l), t);
         if (!e.empty()) return lane_error{l, "mbarrier at " + hex(addr) + ": " + e};
         ++n.mbarrier_ops;
         return std::nullopt;
       });
+      if (cx.hazards && lanes) cx.hazards->release_warp(w.block, w.index);  // what it does next is after the arrival
+      return failed;
+    }
     case op::mbar_wait:  // async_ready let it issue: every phase it waits for has completed
       if (auto e = for_lanes(lanes, cx.warp_size, [&](unsigned l) -> std::optional<lane_error> {
             if (!find_mbarrier(w, b, l, in.ra, in.imm, shared_bytes, addr, err)) return err;
+            if (cx.hazards) cx.hazards->mbarrier_wait(w.block, w.index, addr);
             ++n.mbarrier_ops;
             return std::nullopt;
           }))
@@ -172,6 +186,7 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         if (dst + d.box_bytes() > shared_bytes) return box_outside(l, "tma.load destination", dst, d, shared_bytes);
         tx_barrier* bar = find_mbarrier(w, b, l, in.rb, 0, shared_bytes, addr, err);
         if (!bar) return err;
+        if (cx.hazards) cx.hazards->tma_load(w.block, w.index, w.stack.back().pc, t, dst, d.box_bytes(), addr);
         const std::string e = cx.tma->load(d, coordinates(w, l, in, d.rank), b.shared_base + dst, *bar, t + cx.lat_lsu);
         if (!e.empty()) return lane_error{l, "tma.load: " + e};
         ++n.tma_loads;
@@ -186,6 +201,7 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
         const tensor_descriptor& d = cx.launch.tensor_maps[in.rd];
         const std::uint64_t src = w.address(l, in);
         if (src + d.box_bytes() > shared_bytes) return box_outside(l, "tma.store source", src, d, shared_bytes);
+        if (cx.hazards) cx.hazards->tma_store(w.block, w.index, w.stack.back().pc, t, src, d.box_bytes());
         std::uint64_t id = 0;
         const std::string e = cx.tma->store(d, coordinates(w, l, in, d.rank), b.shared_base + src, t + cx.lat_lsu, id);
         if (!e.empty()) return lane_error{l, "tma.store: " + e};
@@ -203,14 +219,17 @@ std::optional<lane_error> execute_async(warp& w, block_slot& b, const instr& in,
     case op::wgmma_commit:
       w.wgmma_groups.push_back(std::move(w.wgmma_open));
       w.wgmma_open.clear();
+      if (cx.hazards) cx.hazards->wgmma_commit(w.block, w.index);
       return std::nullopt;
     case op::wgmma_wait: {
       const auto keep = static_cast<std::size_t>(in.imm);
       if (w.wgmma_groups.size() > keep)
         w.wgmma_groups.erase(w.wgmma_groups.begin(), w.wgmma_groups.end() - static_cast<std::ptrdiff_t>(keep));
+      if (cx.hazards) cx.hazards->wgmma_wait(w.block, w.index, static_cast<unsigned>(keep));
       return std::nullopt;
     }
     default:  // tma.wait: async_ready let it issue, the warp's stores have completed
+      if (cx.hazards) cx.hazards->tma_wait(w.block, w.index);
       return std::nullopt;
   }
 }

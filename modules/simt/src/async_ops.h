@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "core_state.h"
+#include "hazards.h"
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
 #include "flynn/gmma/wgmma.h"
@@ -26,6 +27,7 @@ struct async_context {
   unsigned warp_size = 32, lat_lsu = 0;
   tma_if* tma = nullptr;
   gmma_if* gmma = nullptr;
+  hazard_checker* hazards = nullptr;  // while the core checks for hazards
 };
 
 // A fault of one lane: the core reports it with the lane's thread and the instruction.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core_state.h"
+#include "hazards.h"
 #include "flynn/simt/reconvergence.h"
 #include "flynn/simt/simt_core.h"
 #include "lane_alu.h"
@@ -103,6 +104,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
     bs.memory_in_flight = 0;
     bs.draining = false;
     ++blocks_launched_;
+    if (hazards_) hazards_->launch(b, bs.id, warps, launch_.shared_bytes);
     if (log_enabled(sc_core::SC_HIGH))
       log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
                                 std::to_string(t));

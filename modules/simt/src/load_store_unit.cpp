@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "coalescer.h"
+#include "hazards.h"
 #include "core_state.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
@@ -87,6 +88,12 @@ std::uint64_t simt_core::execute_memory(warp& w, const simt::instr& in, std::uin
       return t;
     }
   }
+  if (hazards_ && in.sp == simt::space::shared)
+    hazards_->shared_access(w.block, w.index, w.stack.back().pc, t,
+                            atomic  ? simt::hazard_checker::access_kind::atomic
+                            : store ? simt::hazard_checker::access_kind::write
+                                    : simt::hazard_checker::access_kind::read,
+                            addr.data(), lanes.data(), lanes.size(), in.width);
   // Group lanes into requests: by segment for global, all together for shared.
   simt::lane_groups& groups = *lsu_groups_;
   if (atomic) {

@@ -12,6 +12,7 @@
 
 #include "async_ops.h"
 #include "coalescer.h"
+#include "hazards.h"
 #include "core_state.h"
 #include "lane_alu.h"
 #include "stall_reports.h"
@@ -160,6 +161,12 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("tma_loads", async_n_->tma_loads, "copies", "tma.load copies started");
   stats_.add("tma_stores", async_n_->tma_stores, "copies", "tma.store copies started");
   stats_.add("wgmma_issued", async_n_->wgmma_issued, "instructions", "wgmma instructions issued (one per warp)");
+  stats_.add("hazards", hazard_accesses_, "accesses",
+             "accesses to shared memory or registers that conflict with an earlier access by another agent (warp, TMA "
+             "copy, TMA store, wgmma) not ordered before them by the kernel's synchronisation (0 with the checking "
+             "off)");
+  stats_.add("hazard_pairs", hazard_pairs_, "pairs",
+             "distinct pairs of instructions among the hazards (by kind of hazard and of place)");
   stats_.add("operand_conflict_cycles", operand_conflict_cycles_, "cycles",
              "cycles instructions waited past their issue for source registers in busy or shared register-file banks "
              "(operand_banks), summed");
@@ -234,6 +241,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   w.at_barrier = true;
   w.why = warp::wait::barrier;
   ++bs.arrived;
+  if (hazards_) hazards_->barrier_arrive(w.block, w.index);
   if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 3);
   if (debugging(debug_barrier))
     debug(debug_barrier, t,
@@ -253,6 +261,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
     return;
   }
   bs.arrived = 0;
+  if (hazards_) hazards_->barrier_release(w.block);
   const std::uint64_t release = t + p_.lat_branch;
   if (debugging(debug_barrier))
     debug(debug_barrier, t,
@@ -455,6 +464,8 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     w.wait_kind = in.code == op::mbar_wait ? 1 : in.code == op::wgmma_wait ? 2 : 3;
   }
   w.last_issue = t;
+  if (hazards_ && in.code != op::wgmma && hazards_->registers_pending(w.block, w.index))
+    hazards_->registers(w.block, w.index, pc, t, decoded_[pc].reads, decoded_[pc].writes);
   switch (in.code) {
     case op::bra:
       branch(w, in, mask);
@@ -474,7 +485,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     }
     case op::mbar_init: case op::mbar_arrive: case op::mbar_arrive_tx: case op::mbar_wait: case op::tma_load:
     case op::tma_store: case op::tma_wait: case op::wgmma: case op::wgmma_commit: case op::wgmma_wait: {
-      const simt::async_context cx{launch_, p_.warp_size, p_.lat_lsu, tma_unit(), gmma_unit()};
+      const simt::async_context cx{launch_, p_.warp_size, p_.lat_lsu, tma_unit(), gmma_unit(), hazards_.get()};
       const auto err = simt::execute_async(w, blocks_[w.block], in, mask, t, cx, *async_n_, mbar_tracer_.get());
       if (debugging(debug_barrier) && (in.code == op::mbar_init || in.code == op::mbar_arrive ||
                                        in.code == op::mbar_arrive_tx || in.code == op::mbar_wait))
@@ -787,8 +798,25 @@ void simt_core::count_idle_span(std::uint64_t from, std::uint64_t to, bool async
 // a ready warp (scoreboard) and issues its instruction to the unit, and when none can issue
 // at t move to the next cycle one can (or stay idle until then); keep within the quantum of
 // simulated time.
+void simt_core::finish() {
+  if (!hazards_) return;
+  hazard_accesses_ += hazards_->hazards() - hazard_accesses_.value();
+  hazard_pairs_ += hazards_->distinct() - hazard_pairs_.value();
+}
+
+std::string simt_core::hazard_report() const {
+  if (!hazards_ || hazards_->hazards() == 0) return {};
+  std::string s = std::to_string(hazards_->hazards()) + " accesses not ordered after a conflicting access, in " +
+                  std::to_string(hazards_->distinct()) + " distinct pairs of instructions";
+  for (const auto& r : hazards_->reports()) s += "\n  hazard: " + r;
+  if (hazards_->distinct() > hazards_->reports().size())
+    s += "\n  (" + std::to_string(hazards_->distinct() - hazards_->reports().size()) + " more pairs not shown)";
+  return s;
+}
+
 void simt_core::run() {
   if (!loaded_) return;
+  if (hazard_check_) hazards_ = std::make_unique<simt::hazard_checker>(kernel_);
   now_ = sc_core::sc_time_stamp();
   now_cycle_ = to_cycles(now_);
   launch_blocks(0);

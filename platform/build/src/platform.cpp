@@ -42,6 +42,7 @@ const char* to_string(run_result::status s) {
     case run_result::status::deadlock: return "deadlock";
     case run_result::status::cycle_limit: return "cycle_limit";
     case run_result::status::mismatch: return "mismatch";
+    case run_result::status::hazard: return "hazard";
   }
   return "?";
 }
@@ -343,6 +344,21 @@ void platform::attach_trace(trace_sink& sink) {
 run_result platform::run(std::uint64_t max_cycles) {
   run_result r = simulate(max_cycles);
   if (!r.failed()) verify(r);
+  if (r.state == run_result::status::ok || r.state == run_result::status::mismatch) {
+    // Hazards the program's synchronisation leaves open fail the run whether or not the
+    // data happened to differ; the functional check's verdict goes with them.
+    std::string hazards;
+    for (auto* m : modules_) {
+      const std::string h = m->hazard_report();
+      if (!h.empty()) hazards += std::string(hazards.empty() ? "" : "\n") + m->name() + ": " + h;
+    }
+    if (!hazards.empty()) {
+      const std::string check = r.state == run_result::status::ok ? "the functional checks passed"
+                                                                  : "the functional check failed too: " + r.message;
+      r.state = run_result::status::hazard;
+      r.message = hazards + "\n  (" + check + ")";
+    }
+  }
   return r;
 }
 

@@ -96,6 +96,10 @@ const char* run_usage =
     "                          scenario's max_cycles\n"
     "  --check-protocol        a TLM-2.0 base-protocol checker on every TLM link; a violation\n"
     "                          fails the run\n"
+    "  --no-hazard-check       do not check the kernel's synchronisation (on by default: an\n"
+    "                          access to shared memory or registers that no barrier, wait or\n"
+    "                          program order places after a conflicting one is a hazard and\n"
+    "                          fails the run; docs/hazards.md)\n"
     "  --log-level [INSTANCE=]LEVEL\n"
     "                          how much the modules log: none, low, medium, high, full,\n"
     "                          debug (default low); INSTANCE=LEVEL for one module (top.sm)\n"
@@ -173,7 +177,7 @@ struct options {
   std::vector<std::string> sets, log_levels;
   std::vector<std::string> command_line;  // for provenance.json
   std::uint64_t max_cycles = 0;
-  bool max_cycles_given = false, quiet = false, markdown = false, json_out = false, check_protocol = false,
+  bool max_cycles_given = false, quiet = false, markdown = false, json_out = false, check_protocol = false, no_hazard_check = false,
        help = false;
 };
 
@@ -200,7 +204,7 @@ options parse_args(const std::string& command, int argc, char** argv) {
       "debug-window", po::value<std::string>(&o.debug_window))("debug-modules", po::value<std::string>(&o.debug_modules))("max-cycles", po::value<std::string>(&max_cycles))(
       "quiet,q", po::bool_switch(&o.quiet))("markdown", po::bool_switch(&o.markdown))(
       "json", po::bool_switch(&o.json_out))("help,h", po::bool_switch(&o.help))(
-      "check-protocol", po::bool_switch(&o.check_protocol))(
+      "check-protocol", po::bool_switch(&o.check_protocol))("no-hazard-check", po::bool_switch(&o.no_hazard_check))(
       "log-level", po::value<std::vector<std::string>>(&o.log_levels)->composing())(
       "memory-budget", po::value<std::string>(&o.memory_budget))(
       "operand", po::value<std::string>(&operand));
@@ -426,6 +430,8 @@ int cmd_run(const options& o) {
   const run_record record = make_run_record(p, sd, max_cycles);
 
   apply_log_levels(p, o.log_levels);
+  if (o.no_hazard_check)
+    for (auto* m : p.modules()) m->check_hazards(false);
   if (!o.debug.empty()) {  // each module's window in its own clock's cycles
     const unsigned flags = debug_flags_of(o.debug);
     const auto [from, to] = window_of("--debug-window", o.debug_window);

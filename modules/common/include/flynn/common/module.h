@@ -109,6 +109,11 @@ class module : public sc_core::sc_module {
   // obtained (one line each; none when nothing needs saying), e.g. that some grants followed
   // call order rather than simulated time. Asked after finish().
   virtual std::vector<std::string> run_notes() const { return {}; }
+  // Programmable blocks that check a program's synchronisation (the SIMT core's hazard
+  // reports): turn the checking on or off before simulation starts, and what it found
+  // ("" when nothing, else one line per reported hazard after a summary line).
+  virtual void check_hazards(bool on) { (void)on; }
+  virtual std::string hazard_report() const { return {}; }
   // Programmable blocks: instructions executed (stats.json top-level "instructions").
   virtual bool runs_program() const { return false; }
   // Whether the module is programmable: it does nothing without a program (a workload).

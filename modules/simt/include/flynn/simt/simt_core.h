@@ -45,6 +45,7 @@ struct memory_op;
 struct lane_groups;
 struct async_counters;
 class mbarrier_tracer;
+class hazard_checker;
 }  // namespace simt
 
 // The launch the core runs (the same description the golden interpreter takes).
@@ -125,6 +126,11 @@ class simt_core : public module, public no_dmi_initiator {
   }
   void attach_trace(trace_sink& sink) override;
   bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }
+  // Hazard reports (on by default): accesses to shared memory and registers that the
+  // kernel's synchronisation does not order (docs/hazards.md).
+  void check_hazards(bool on) override { hazard_check_ = on; }
+  std::string hazard_report() const override;
+  void finish() override;
 
  private:
   using warp = simt::warp;
@@ -290,6 +296,9 @@ class simt_core : public module, public no_dmi_initiator {
   trace_signal lsu_transactions_;
   std::vector<trace_signal> warp_state_;
   std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
+  bool hazard_check_ = true;
+  std::unique_ptr<simt::hazard_checker> hazards_;  // while checking, from the start of the run
+  stat_counter hazard_accesses_, hazard_pairs_;
   trace_sink* timeline_ = nullptr;             // warp instructions as slices
 };
 

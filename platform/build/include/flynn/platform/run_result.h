@@ -8,7 +8,7 @@
 namespace flynn {
 
 struct run_result {
-  enum class status { ok, fault, deadlock, cycle_limit, mismatch };
+  enum class status { ok, fault, deadlock, cycle_limit, mismatch, hazard };
   status state = status::ok;
   std::string message;             // what went wrong (empty when ok)
   std::vector<std::string> checks;  // functional checks passed, for the record
