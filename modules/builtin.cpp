@@ -41,6 +41,7 @@ void register_builtin_modules(module_registry& r) {
                    "SIMT core: warps, warp scheduler, SIMD lanes, divergence stacks, load/store unit, async units");
   r.add<register_file>("register_file",
                        "sub-partition register file: banks, operand collectors and a result queue (TLM target port)");
+  r.add_link<register_file_if>("register_file");
   r.add<tensor_core>("tensor_core", "tensor core: D = A x B + C datapath in steps, fed over TLM (target socket port)");
   r.add<gmma_unit>("gmma_unit",
                    "GMMA state machine: runs a warpgroup's wgmma (start barrier, A per warp, B multicast, write-back)");

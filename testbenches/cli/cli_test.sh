@@ -343,7 +343,7 @@ CAL="$SRC/scenarios/gmma/calibration_h100_sm.json"
 flynn run "$CAL" --out cal_ok
 expect_rc 0
 stdout_has "calibration: top.sm.shared_load_latency = 29, published 29 (+0.0%, tolerance 10.0%)"
-stdout_has "calibration: top.sm.tma_round_trip = 362.188, published 367"
+stdout_has "calibration: top.sm.tma_round_trip = 362.328, published 367"
 pass "the H100 SM preset reproduces its published latencies and prints model vs published"
 
 flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latency","published":50,"tolerance":0.1}]' --out cal_off

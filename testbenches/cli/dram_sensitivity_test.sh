@@ -92,5 +92,7 @@ check "TMA from DRAM (refresh off): front end 56 -> 66 ns adds 18.3 (within a cy
 check "TMA from the L2: the DRAM front end changes it by less than a cycle" "abs($(rt tlfe) - $(rt tl40)) < 1"
 check "TMA from DRAM: refresh adds $(rt tdref) - $(rt td40), less than tRFC (350 ns = 641 cycles)" \
   "0 < $(rt tdref) - $(rt td40) < 350 / 0.546"
+check "the figures docs/calibration.md quotes: DRAM copies $(rt tdref) with refresh and $(rt td40) without (697, 605), DRAM chase $(stat d56 top.sm.global_load_latency) without (456)" \
+  "round($(rt tdref)) == 697 and round($(rt td40)) == 605 and round($(stat d56 top.sm.global_load_latency)) == 456"
 
 sensitivity_end "memory-hierarchy sensitivity"

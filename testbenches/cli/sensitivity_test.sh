@@ -18,11 +18,12 @@
 #   7. the fp8 and tf32 MMAs take the time of their 32 bytes of K: with the tensor cores at
 #      half rate their interval doubles (128 -> 256) and their multiply-adds a cycle halve;
 #   8. mma.sync's rate comes from its register-file path: each reads 1280 bytes of A, B and C
-#      through the crossbar, ceil(1280 / W) cycles of it, against 4 cycles of tensor core, so
-#      the rate follows 4 / max(4, ceil(1280 / W)) of wgmma's: W 128 -> 0.4, 256 -> 0.8,
-#      unlimited -> 1 (the tensor core alone); wgmma's rate stays 2048 throughout; with the
-#      tensor cores at half rate and an unlimited crossbar mma.sync is tensor-bound again at
-#      half the multiply-adds a cycle;
+#      through the crossbar, ceil(1280 / W) cycles of it, and its 10 reads and 4 writes hold
+#      its busiest banks 4 cycles, against 4 cycles of tensor core, so the rate follows
+#      4 / max(4, ceil(1280 / W)) of wgmma's, W 128 -> 0.4, 256 -> 0.8, unlimited -> 1, less
+#      the bank and crossbar cycles the loop's own instructions take in the same register file
+#      (at most 15%); wgmma's rate stays 2048 throughout; with the tensor cores at half rate
+#      and an unlimited crossbar mma.sync is tensor-bound at half the peak (1024 FMA a cycle);
 #   9. the tensor cores' idle time by cause accounts for every cycle (busy plus the causes is
 #      4 x the run, for both GEMM kernels), and moves with its causes: half the crossbar's link
 #      bandwidth to the loader raises the time waiting on stage data; tensor cores a quarter as
@@ -113,13 +114,13 @@ run sync_half "$SYNC" --set calibration=[] "${half[@]}" \
   --set modules.rf2.crossbar_bytes_per_cycle=0 --set modules.rf3.crossbar_bytes_per_cycle=0
 r0=$(stat sync0 top.gmma.mma_sync_to_wgmma_rate) r128=$(stat sync128 top.gmma.mma_sync_to_wgmma_rate)
 r256=$(stat sync256 top.gmma.mma_sync_to_wgmma_rate)
-check "mma.sync / wgmma rate with the crossbar at 128, 256 B a cycle and unlimited: $r128, $r256, $r0 (4/10, 4/5, 1 within 3%)" \
-  "abs($r128 - 0.4) <= 0.012 and abs($r256 - 0.8) <= 0.024 and abs($r0 - 1) <= 0.03"
+check "mma.sync / wgmma rate with the crossbar at 128, 256 B a cycle and unlimited: $r128, $r256, $r0 (4/10, 4/5, 1, each at most 15% less)" \
+  "0.85 * 0.4 <= $r128 <= 0.4 and 0.85 * 0.8 <= $r256 <= 0.8 and 0.85 <= $r0 <= 1 and $r128 < $r256 < $r0"
 check "wgmma's rate meanwhile: $(stat sync128 top.gmma.mma_fma_rate), $(stat sync256 top.gmma.mma_fma_rate), $(stat sync0 top.gmma.mma_fma_rate)" \
   "$(stat sync128 top.gmma.mma_fma_rate) == 2048 and $(stat sync256 top.gmma.mma_fma_rate) == 2048 and $(stat sync0 top.gmma.mma_fma_rate) == 2048"
 s0=$(stat sync0 top.gmma.mma_sync_fma_rate) sh=$(stat sync_half top.gmma.mma_sync_fma_rate)
-check "mma.sync with an unlimited crossbar, tensor cores at full and half rate: $s0 -> $sh FMA a cycle (half, within 3%)" \
-  "abs($sh * 2 - $s0) <= 0.03 * $s0"
+check "mma.sync with an unlimited crossbar, tensor cores at full and half rate: $s0 -> $sh FMA a cycle (half the peak, 1024, within 3%)" \
+  "abs($sh - 1024) <= 0.03 * 1024 and $sh < $s0"
 
 # 9. The tensor cores' idle time by cause.
 idle_sum() {  # busy + every cause, over the four tensor cores

@@ -22,15 +22,20 @@ param_footprint register_file_params::footprint() const {
 }
 
 register_file::register_file(const sc_core::sc_module_name& name, const params& p)
-    : module(name, p.clock_ns), port("port"), p_(p), busy_(p.banks) {
+    : module(name, p.clock_ns), port("port"), operands("operands"), p_(p), busy_(p.banks) {
   port.register_b_transport(this, &register_file::b_transport);
+  operands.bind(*this);
   SC_METHOD(land);
   sensitive << land_ev_;
   dont_initialize();
-  stats_.add("reads", reads_, "registers", "warp registers read (128 B each)");
-  stats_.add("writes", writes_, "registers", "warp registers written (128 B each)");
-  stats_.add("read_requests", read_requests_, "requests", "operand collector requests");
-  stats_.add("write_requests", write_requests_, "requests", "write-back requests");
+  stats_.add("reads", reads_, "registers",
+             "warp registers read (128 B each) by either path: the tensor path's requests (port) and the SIMT core's "
+             "operand collector (operands)");
+  stats_.add("writes", writes_, "registers", "warp registers written (128 B each) by either path");
+  stats_.add("operand_reads", operand_reads_, "registers", "of reads: source registers of the SIMT core's instructions");
+  stats_.add("result_writes", result_writes_, "registers", "of writes: results of the SIMT core's instructions");
+  stats_.add("read_requests", read_requests_, "requests", "read requests (one per tensor-path request or core instruction)");
+  stats_.add("write_requests", write_requests_, "requests", "write-back requests (one per tensor-path request or core instruction)");
   stats_.add("bank_conflict_cycles", conflict_cycles_, "cycles", "cycles requests waited for a busy bank");
   stats_.add("crossbar_cycles", crossbar_cycles_, "cycles", "cycles the crossbar carried read data (with a width set)");
   stats_.add("crossbar_wait_cycles", crossbar_wait_, "cycles",
@@ -125,70 +130,107 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
+  const unsigned* regs = x->registers.data();
   if (write) {
-    // Each register takes a result-queue entry from its arrival until its bank accepts it;
-    // with the queue full it waits for the first entry to leave.
-    ++write_requests_;
-    for (unsigned reg : x->registers) {
-      std::uint64_t t = arrive;
-      for (;;) {
-        unsigned occupied = 0;
-        std::uint64_t first_leave = UINT64_MAX;
-        // Only entries that entered within the longest stay so far can still be queued at t.
-        const std::uint64_t since = t > longest_ ? t - longest_ : 0;
-        for (auto it = std::lower_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), since,
-                                        [](const queue_entry& e, std::uint64_t c) { return e.enter < c; });
-             it != queue_.end() && it->enter <= t; ++it)
-          if (it->leave > t) {
-            ++occupied;
-            first_leave = std::min(first_leave, it->leave);
-          }
-        if (occupied < p_.result_queue) break;
-        queue_full_cycles_ += first_leave - t;
-        t = first_leave;
-      }
-      const std::uint64_t slot = reserve(reg % p_.banks, t);
-      conflict_cycles_ += slot - t;
-      if (queue_.empty() || queue_.back().enter <= t)  // the usual case: in time order
-        queue_.push_back({t, slot + 1});
-      else
-        queue_.insert(std::upper_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), t,
-                                       [](std::uint64_t c, const queue_entry& e) { return c < e.enter; }),
-                      {t, slot + 1});
-      longest_ = std::max(longest_, slot + 1 - t);
-      done = std::max(done, slot + 1);
-      ++writes_;
-    }
+    done = write_timing(regs, x->registers.size(), arrive);
     land_at(*x, data, gp.get_data_length(), done);  // the values land when the request completes
   } else {
-    ++read_requests_;
-    std::uint64_t first_read = UINT64_MAX, last_read = arrive;
-    for (std::size_t k = 0; k < x->registers.size(); ++k) {
-      const unsigned reg = x->registers[k];
-      const std::uint64_t slot = reserve(reg % p_.banks, arrive);
-      conflict_cycles_ += slot - arrive;
-      first_read = std::min(first_read, slot);
-      last_read = std::max(last_read, slot + 1);
-      ++reads_;
-      read_register(*x, k, slot, data);
-    }
-    done = std::max(done, last_read + p_.crossbar_latency);
-    if (p_.crossbar_bytes_per_cycle) {  // the values cross in whole cycles of the crossbar from the first read on
-      const std::uint64_t bytes = std::uint64_t(x->registers.size()) * warp_register_bytes;
-      const std::uint64_t cycles = (bytes + p_.crossbar_bytes_per_cycle - 1) / p_.crossbar_bytes_per_cycle;
-      std::uint64_t t = first_read, last = first_read;
-      for (std::uint64_t k = 0; k < cycles; ++k) {
-        last = reserve(crossbar_, t);
-        t = last + 1;
-      }
-      crossbar_cycles_ += cycles;
-      const std::uint64_t crossed = last + 1 + p_.crossbar_latency;
-      if (crossed > done) crossbar_wait_ += crossed - done;
-      done = std::max(done, crossed);
-    }
+    done = read_timing(regs, x->registers.size(), arrive,
+                       [&](std::size_t k, std::uint64_t slot) { read_register(*x, k, slot, data); });
   }
   delay = to_time(done) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+template <class F>
+std::uint64_t register_file::read_timing(const unsigned* regs, std::size_t n, std::uint64_t arrive, F at_slot) {
+  ++read_requests_;
+  std::uint64_t first_read = UINT64_MAX, last_read = arrive;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint64_t slot = reserve(regs[k] % p_.banks, arrive);
+    conflict_cycles_ += slot - arrive;
+    first_read = std::min(first_read, slot);
+    last_read = std::max(last_read, slot + 1);
+    ++reads_;
+    at_slot(k, slot);
+  }
+  std::uint64_t done = last_read + p_.crossbar_latency;
+  if (p_.crossbar_bytes_per_cycle && n) {  // the values cross in whole cycles of the crossbar from the first read on
+    const std::uint64_t bytes = std::uint64_t(n) * warp_register_bytes;
+    const std::uint64_t cycles = (bytes + p_.crossbar_bytes_per_cycle - 1) / p_.crossbar_bytes_per_cycle;
+    std::uint64_t t = first_read, last = first_read;
+    for (std::uint64_t k = 0; k < cycles; ++k) {
+      last = reserve(crossbar_, t);
+      t = last + 1;
+    }
+    crossbar_cycles_ += cycles;
+    const std::uint64_t crossed = last + 1 + p_.crossbar_latency;
+    if (crossed > done) crossbar_wait_ += crossed - done;
+    done = std::max(done, crossed);
+  }
+  return done;
+}
+
+// Each register takes a result-queue entry from its arrival until its bank accepts it; with
+// the queue full it waits for the first entry to leave.
+std::uint64_t register_file::write_timing(const unsigned* regs, std::size_t n, std::uint64_t arrive) {
+  ++write_requests_;
+  std::uint64_t done = arrive;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::uint64_t t = arrive;
+    for (;;) {
+      unsigned occupied = 0;
+      std::uint64_t first_leave = UINT64_MAX;
+      // Only entries that entered within the longest stay so far can still be queued at t.
+      const std::uint64_t since = t > longest_ ? t - longest_ : 0;
+      for (auto it = std::lower_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), since,
+                                      [](const queue_entry& e, std::uint64_t c) { return e.enter < c; });
+           it != queue_.end() && it->enter <= t; ++it)
+        if (it->leave > t) {
+          ++occupied;
+          first_leave = std::min(first_leave, it->leave);
+        }
+      if (occupied < p_.result_queue) break;
+      queue_full_cycles_ += first_leave - t;
+      t = first_leave;
+    }
+    const std::uint64_t slot = reserve(regs[k] % p_.banks, t);
+    conflict_cycles_ += slot - t;
+    if (queue_.empty() || queue_.back().enter <= t)  // the usual case: in time order
+      queue_.push_back({t, slot + 1});
+    else
+      queue_.insert(std::upper_bound(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), t,
+                                     [](std::uint64_t c, const queue_entry& e) { return c < e.enter; }),
+                    {t, slot + 1});
+    longest_ = std::max(longest_, slot + 1 - t);
+    done = std::max(done, slot + 1);
+    ++writes_;
+  }
+  return done;
+}
+
+std::uint64_t register_file::read_operands(const unsigned* regs, std::size_t n, std::uint64_t t) {
+  prune(t);
+  operand_reads_ += n;
+  if (p_.ideal) {
+    ++read_requests_;
+    reads_ += n;
+    return t;
+  }
+  // (the core's pipeline latencies include an uncontended read: one bank cycle and the crossbar)
+  const std::uint64_t at = read_timing(regs, n, t, [](std::size_t, std::uint64_t) {});
+  return at - 1 - p_.crossbar_latency;
+}
+
+std::uint64_t register_file::write_results(const unsigned* regs, std::size_t n, std::uint64_t t) {
+  prune(t);
+  result_writes_ += n;
+  if (p_.ideal) {
+    ++write_requests_;
+    writes_ += n;
+    return t;
+  }
+  return write_timing(regs, n, t) - 1;  // (an uncontended write takes the bank in cycle t)
 }
 
 // A write's values land at `cycle`: at once if it has come, else they wait for it.

@@ -343,7 +343,9 @@ void simt_core::complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_
   block_slot& bs = blocks_[mo.block];
   if (port == 1) --bs.memory_in_flight;
   if (--mo.groups_left == 0) {
-    const std::uint64_t done = mo.done + p_.lat_lsu;
+    // (a load's data is written back through the sub-partition's register file, where bound)
+    const std::uint64_t done = store || !same_warp || !w.live ? mo.done + p_.lat_lsu
+                                                              : write_back(w, decoded_[mo.pc].writes, mo.done + p_.lat_lsu);
     if (!mo.failure.empty()) {
       set_fault(mo.block, mo.warp_index, mo.failed_lane, mo.pc, mo.failure);
     } else {

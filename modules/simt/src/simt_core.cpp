@@ -62,7 +62,8 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"operand_banks", "banks",
             "register-file banks the operand collector reads an instruction's source registers from, one register "
             "(every lane's) per bank per cycle, register r of warp slot s in bank (r + s) mod banks; 0: sources are "
-            "read at issue without bank conflicts"},
+            "read at issue without bank conflicts. A sub-partition whose register file is bound (rfK) reads and writes "
+            "through it instead"},
         operand_banks, 0, 32);
   param(v, {"operand_bank_width", "registers", "registers a register-file bank reads per cycle (its width in 32-bit registers)"},
         operand_bank_width, 1, 4);
@@ -104,6 +105,7 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   global.bind(*this);
   shared.bind(*this);
   sp_ = std::vector<sub_partition>(p_.sub_partitions);
+  for (unsigned k = 0; k < p_.sub_partitions; ++k) rf.push_back(std::make_unique<rf_port>(("rf" + std::to_string(k)).c_str()));
   for (unsigned k = 0; k < p_.sub_partitions; ++k) {
     sp_[k].sched = make_scheduler(p_.scheduler, p_.active_warps);
     sp_[k].sched->serve(k, p_.sub_partitions);
@@ -168,8 +170,9 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("hazard_pairs", hazard_pairs_, "pairs",
              "distinct pairs of instructions among the hazards (by kind of hazard and of place)");
   stats_.add("operand_conflict_cycles", operand_conflict_cycles_, "cycles",
-             "cycles instructions waited past their issue for source registers in busy or shared register-file banks "
-             "(operand_banks), summed");
+             "cycles instructions waited past their issue for their source registers, and results for their write-back, "
+             "in busy register-file banks or crossbar (the sub-partition's bound register file, else operand_banks), "
+             "summed");
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
              "cycles with a ready warp the scheduler could not pick (outside the two-level active set, or its unit's "
              "lanes busy), summed over sub-partitions");
@@ -388,7 +391,7 @@ void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
                 std::to_string(w->stack.back().pc) + " mask " + hex(w->stack.back().mask & ~w->exited) + " " +
                 simt::source_text(in));
     }
-  for (warp* w : group) execute(*w, p_.operand_banks ? collect_operands(*w, t) : t, occupancy);
+  for (warp* w : group) execute(*w, collect_operands(*w, t), occupancy);
   executing_ = nullptr;
   sub.dispatch_free = t + dispatch;
   if (split_units_ && occupancy > 1) hold_unit(k, unit, t + occupancy);
@@ -422,9 +425,20 @@ bool simt_core::waits_for_unit(const warp& w, std::uint64_t ready) const {
 // and the mma.sync fragments, go through the sub-partitions' register files (register_file
 // modules) on the GMMA unit's path.
 std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
-  if (!p_.operand_banks) return t;
+  register_file_if* rfi = rf_of(sub_of(w.slot));
+  if (!p_.operand_banks && !rfi) return t;
   const std::uint32_t pc = w.stack.back().pc;
   if (kernel_.code[pc].code == op::wgmma || kernel_.code[pc].code == op::mma_sync) return t;
+  if (rfi) {  // the sub-partition's register file: the banks and crossbar the tensor path uses too
+    rf_regs_.clear();
+    decoded_[pc].reads.for_each([&](unsigned r) {
+      if (std::find(rf_regs_.begin(), rf_regs_.end(), r) == rf_regs_.end()) rf_regs_.push_back(r);
+    });
+    if (rf_regs_.empty()) return t;
+    const std::uint64_t ready = std::max(t, rfi->read_operands(rf_regs_.data(), rf_regs_.size(), t));
+    operand_conflict_cycles_ += ready - t;
+    return ready;
+  }
   std::array<unsigned, 32> per_bank{};
   std::array<std::uint64_t, simt::num_registers / 64> seen{};  // (a register named twice is read once)
   decoded_[pc].reads.for_each([&](unsigned r) {
@@ -444,6 +458,17 @@ std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
   }
   operand_conflict_cycles_ += ready - t;
   return ready;
+}
+
+std::uint64_t simt_core::write_back(const warp& w, const simt::reg_set& written, std::uint64_t done) {
+  register_file_if* rfi = rf_of(sub_of(w.slot));
+  if (!rfi || done == unknown_cycle) return done;
+  rf_regs_.clear();
+  written.for_each([&](unsigned r) { rf_regs_.push_back(r); });
+  if (rf_regs_.empty()) return done;
+  const std::uint64_t landed = std::max(done, rfi->write_results(rf_regs_.data(), rf_regs_.size(), done));
+  operand_conflict_cycles_ += landed - done;
+  return landed;
 }
 
 // The instruction at the top of w's stack, for w's active threads; returns its completion.
@@ -524,7 +549,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
       }
       break;
     default:
-      done = t + occupancy + execute_alu(w, in, mask);
+      done = write_back(w, decoded_[pc].writes, t + occupancy + execute_alu(w, in, mask));
       top.pc = pc + 1;
       w.why = warp::wait::scoreboard;
       blocking = false;

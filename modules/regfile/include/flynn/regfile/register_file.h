@@ -22,6 +22,7 @@
 
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
+#include "flynn/regfile/register_file_if.h"
 #include "flynn/regfile/warp_register.h"
 
 namespace flynn {
@@ -51,17 +52,27 @@ struct register_file_params {
   param_footprint footprint() const;
 };
 
-class register_file : public module {
+class register_file : public module, public register_file_if {
  public:
   using params = register_file_params;
-  tlm_utils::simple_target_socket<register_file, 32> port;
+  tlm_utils::simple_target_socket<register_file, 32> port;  // the tensor path (GMMA unit)
+  sc_core::sc_export<register_file_if> operands;            // the SIMT core's operand collector
 
   SC_HAS_PROCESS(register_file);
   register_file(const sc_core::sc_module_name& name, const params& p);
   void attach_trace(trace_sink& sink) override;
+  bool optional_socket(const std::string& s) const override { return s == "operands"; }
+  std::uint64_t read_operands(const unsigned* regs, std::size_t n, std::uint64_t t) override;
+  std::uint64_t write_results(const unsigned* regs, std::size_t n, std::uint64_t t) override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // The timing both paths share: registers read from `arrive` on (each one's bank slot
+  // through `at_slot`, for the values) and when they have crossed; registers written from
+  // `arrive` on through the result queue, and when the last is in its bank.
+  template <class F>
+  std::uint64_t read_timing(const unsigned* regs, std::size_t n, std::uint64_t arrive, F at_slot);
+  std::uint64_t write_timing(const unsigned* regs, std::size_t n, std::uint64_t arrive);
   params p_;
   // Requests may arrive out of time order (initiators run ahead under temporal decoupling),
   // so banks keep the set of cycles they are reserved in, and the result queue its entries.
@@ -90,7 +101,7 @@ class register_file : public module {
   std::vector<trace_signal> busy_sig_;
   std::vector<std::uint8_t> shown_;  // each signal's last value shown
   stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_, crossbar_cycles_,
-      crossbar_wait_;
+      crossbar_wait_, operand_reads_, result_writes_;
   // Writes made ahead of the cycle they land at: their values wait here, in (cycle, order)
   // order, and go into the registers at that cycle (just before it, so that everything at
   // the cycle sees them).

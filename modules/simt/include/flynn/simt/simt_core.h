@@ -23,6 +23,7 @@
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
 #include "flynn/gmma/wgmma.h"
+#include "flynn/regfile/register_file_if.h"
 #include "flynn/simt/isa.h"
 #include "flynn/simt/launch.h"
 #include "flynn/simt/scheduler.h"
@@ -103,6 +104,11 @@ class simt_core : public module, public no_dmi_initiator {
   // Asynchronous units (optional): the GMMA state machine (wgmma) and a TMA-style loader.
   sc_core::sc_port<gmma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> gmma;
   sc_core::sc_port<tma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> tma;
+  // Sub-partition k's register file (rfK, optional): its operand collector reads each
+  // instruction's sources and its results are written back there, through the banks and
+  // crossbar the tensor path uses too; without one, operand_banks models the collector.
+  using rf_port = sc_core::sc_port<register_file_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+  std::vector<std::unique_ptr<rf_port>> rf;
 
   simt_core(const sc_core::sc_module_name& name, const params& p);
   ~simt_core() override;
@@ -125,7 +131,9 @@ class simt_core : public module, public no_dmi_initiator {
                : "";
   }
   void attach_trace(trace_sink& sink) override;
-  bool optional_socket(const std::string& s) const override { return s == "gmma" || s == "tma"; }
+  bool optional_socket(const std::string& s) const override {
+    return s == "gmma" || s == "tma" || s.rfind("rf", 0) == 0;
+  }
   // Hazard reports (on by default): accesses to shared memory and registers that the
   // kernel's synchronisation does not order (docs/hazards.md).
   void check_hazards(bool on) override { hazard_check_ = on; }
@@ -289,6 +297,11 @@ class simt_core : public module, public no_dmi_initiator {
       idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
       dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
   std::uint64_t collect_operands(const warp& w, std::uint64_t t);
+  // The sub-partition's bound register file (nullptr: none), and an instruction's results
+  // written back through it from cycle `done`: the cycle they are in their banks.
+  register_file_if* rf_of(unsigned sub) { return sub < rf.size() && rf[sub]->size() ? rf[sub]->operator->() : nullptr; }
+  std::uint64_t write_back(const warp& w, const simt::reg_set& written, std::uint64_t done);
+  std::vector<unsigned> rf_regs_;  // scratch
   unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
