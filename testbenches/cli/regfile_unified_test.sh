@@ -10,7 +10,9 @@
 #    crossbar: the mma.sync rate falls by more than 10%, the ALU warp's operand reads wait
 #    (operand_conflict_cycles) and its loop ends later than on the other sub-partition;
 #  - the register file counts the ALU warp's reads where they happen (operand_reads on the
-#    sub-partition that runs it).
+#    sub-partition that runs it);
+#  - the patent example's mma_engine generations with register operands count the reads
+#    their register files answered, and those files' banks time them.
 #   usage: regfile_unified_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 . "$(dirname "$0")/sensitivity_lib.sh"
@@ -40,4 +42,20 @@ o1=$(stat other top.rf1.operand_reads)
 n0=$(stat none top.rf0.operand_reads)
 check "operand reads counted on the ALU warp's sub-partition: rf0 $o0 (same), rf1 $o1 (other), rf0 $n0 (none: warp 0's own)" \
   "$o0 > 1500 and $o1 > 1500 and $n0 < 100"
+
+# The patent example's register-operand generations read their fragments through register
+# files: the engines' rf_reads are the reads their register files answered, and the files'
+# banks time them (one bank instead of four: the warp-scope generation takes longer, with the
+# same counts).
+P="$SRC/scenarios/gmma/sm4_patent_example.json"
+run patent "$P"
+one=()
+for w in 0 1 2 3; do one+=(--set "modules.rf3_$w.banks=1"); done
+run patent_1bank "$P" "${one[@]}"
+sum=0
+for w in 0 1 2 3; do sum=$((sum + $(stat patent top.rf3_$w.reads))); done
+check "gen3_warp's rf_reads $(stat patent top.gen3_warp.rf_reads) = its register files' reads ($sum)" \
+  "$(stat patent top.gen3_warp.rf_reads) == $sum"
+check "gen3_warp with one register bank: $(stat patent top.gen3_warp.mma_cycles) -> $(stat patent_1bank top.gen3_warp.mma_cycles) cycles, the same $(stat patent_1bank top.gen3_warp.rf_reads) reads" \
+  "$(stat patent_1bank top.gen3_warp.mma_cycles) > $(stat patent top.gen3_warp.mma_cycles) and $(stat patent_1bank top.gen3_warp.rf_reads) == $(stat patent top.gen3_warp.rf_reads)"
 sensitivity_end "register-file"

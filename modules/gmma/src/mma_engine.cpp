@@ -73,6 +73,10 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
     : lt_initiator(name, p.clock_ns), smem("smem"), p_(p) {
   throw_if_invalid("mma_engine", p_.check());
   smem.bind(*this);
+  for (unsigned w = 0; w < p_.sub_partitions; ++w) {
+    rf.push_back(std::make_unique<rf_socket>(("rf" + std::to_string(w)).c_str()));
+    rf.back()->bind(*this);
+  }
   SC_HAS_PROCESS(mma_engine);
   SC_THREAD(run);
   std::mt19937 rng(static_cast<std::uint32_t>(p_.seed));
@@ -85,9 +89,14 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
   for (auto& x : c_) x = u(rng);
   stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue, counted as each is issued (one per warp and instruction shape)");
   stats_.add("rf_reads", rf_reads_, "reads",
-             "register-file reads of A and B fragments, counted per issued instruction from its fragment sizes (one 32-lane x 4-byte register each); this engine has a read-bandwidth limit (rf_read_bytes_per_cycle), no banks");
-  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "A and B operand bytes read from the register file, counted per issued instruction from its fragment sizes");
-  stats_.add("rf_write_bytes", rf_write_bytes_, "B", "A and B bytes written into the register file from shared memory (operands through registers), counted per K block from the units' tile sizes; no write-port model");
+             "warp registers (32 lanes x 4 B) of A and B fragments read for the issued instructions: with the "
+             "sub-partitions' register files bound (rfW), the registers of the read requests they answered (their "
+             "banks and crossbar time them); else counted from the fragment sizes, against rf_read_bytes_per_cycle");
+  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "the bytes of those registers");
+  stats_.add("rf_write_bytes", rf_write_bytes_, "B",
+             "A and B bytes written into the register files from shared memory (operands through registers): with "
+             "register files bound, the write requests they answered (through their result queues and banks); else "
+             "counted per K block from the units' tile sizes, untimed");
   stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
              "shared-memory wavefronts the A and B reads took, as the memory reports them (a request a target "
              "without banks serves counts as one)");
@@ -133,6 +142,21 @@ std::uint64_t mma_engine::fetch(std::uint64_t addr, unsigned bytes, std::uint64_
   return landed;
 }
 
+std::uint64_t mma_engine::rf_access(unsigned w, bool write, unsigned first, unsigned count, std::uint64_t at) {
+  register_access_extension x;  // (no lanes: the values stay in the engine)
+  for (unsigned k = 0; k < count; ++k) x.registers.push_back((first + k) % 256);
+  rf_data_.assign(std::size_t(count) * warp_register_bytes, 0);
+  const transport_result r = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0, rf_data_.data(),
+                                       static_cast<unsigned>(rf_data_.size()), at, &x);
+  if (!r.ok()) fault("register file " + std::to_string(w) + ": " + r.response_string());
+  if (write) rf_write_bytes_ += rf_data_.size();
+  else {
+    rf_reads_ += count;
+    rf_read_bytes_ += rf_data_.size();
+  }
+  return r.done;
+}
+
 void mma_engine::run() {
   // A and B into shared memory, untimed.
   auto put = [this](std::uint64_t addr, std::uint16_t v) {
@@ -168,14 +192,21 @@ void mma_engine::run() {
   const std::uint64_t step_cycles = std::max<std::uint64_t>(1, (step_fmas + p_.fma_per_cycle - 1) / p_.fma_per_cycle);
   // One warp instruction issued: with register operands it reads its A and B fragments, a
   // register (32 lanes x 4 B) at a time. Returns the bytes read.
+  const unsigned regs_a = static_cast<unsigned>((frag_a + warp_register_bytes - 1) / warp_register_bytes);
+  const unsigned regs_b = static_cast<unsigned>((frag_b + warp_register_bytes - 1) / warp_register_bytes);
   auto issue_instruction = [&]() -> std::uint64_t {
     ++instructions_;
     if (!via_rf) return 0;
-    for (const std::uint64_t frag : {frag_a, frag_b})
-      for (std::uint64_t off = 0; off < frag; off += warp_register_bytes) ++rf_reads_;
+    rf_reads_ += regs_a + regs_b;
     rf_read_bytes_ += frag_a + frag_b;
     return frag_a + frag_b;
   };
+  // With register files: warp w's A and B slices of a K block are written into registers
+  // (A at 0.., B after it) as they land, and each instruction reads its fragments from them.
+  const unsigned regs_a_block =
+      static_cast<unsigned>((std::uint64_t(units_per_warp) * warp_rows * kb * 2 + warp_register_bytes - 1) / warp_register_bytes);
+  const unsigned regs_b_group = static_cast<unsigned>(
+      (std::uint64_t(units_per_warp) * p_.column_group * kb * 2 / warps_per_unit + warp_register_bytes - 1) / warp_register_bytes);
 
   struct unit_state {
     unsigned row0, col0;
@@ -212,7 +243,7 @@ void mma_engine::run() {
             fetch(p_.b_base + (std::uint64_t(blk) * p_.n + c0) * kb * 2, p_.column_group * kb * 2, t,
                   &us[u].b[std::size_t(g) * p_.column_group * kb * 2]);
       }
-    if (via_rf) rf_write_bytes_ += std::uint64_t(units) * (unit_rows + unit_cols) * kb * 2;
+    if (via_rf && !rf_bound(0)) rf_write_bytes_ += std::uint64_t(units) * (unit_rows + unit_cols) * kb * 2;
     // Math: each warp, column group by column group, when its units' operands have landed.
     for (unsigned w = 0; w < warps; ++w) {
       const unsigned u0 = w / warps_per_unit * units_per_warp;
@@ -224,10 +255,26 @@ void mma_engine::run() {
         // column group: their operands are all there now.
         std::uint64_t rf_bytes = 0;
         const unsigned c_begin = g * p_.column_group, c_end = c_begin + p_.column_group;
-        for (unsigned j = c_begin / p_.instr_n; (j + 1) * p_.instr_n <= c_end; ++j)
-          for (unsigned i = 0; i < unit_rows / p_.instr_m; ++i)
-            for (unsigned x = 0; x < kb / p_.instr_k; ++x) rf_bytes += issue_instruction();
-        if (via_rf) {  // the operand collectors read those fragments before the math starts
+        if (via_rf && rf_bound(w)) {  // through the register file: written as they land, then read
+          std::uint64_t written = ready;
+          if (g == 0) written = std::max(written, rf_access(w, true, 0, regs_a_block, ready));
+          written = std::max(written, rf_access(w, true, regs_a_block + g * regs_b_group, regs_b_group, ready));
+          std::uint64_t read = written;
+          for (unsigned j = c_begin / p_.instr_n; (j + 1) * p_.instr_n <= c_end; ++j)
+            for (unsigned i = 0; i < unit_rows / p_.instr_m; ++i)
+              for (unsigned x = 0; x < kb / p_.instr_k; ++x) {
+                ++instructions_;
+                const unsigned a0 = (i * (kb / p_.instr_k) + x) * regs_a % std::max(1u, regs_a_block);
+                const unsigned b0 = regs_a_block + (g * regs_b_group + (j - c_begin / p_.instr_n) * regs_b) % std::max(1u, regs_b_group * groups);
+                read = std::max({read, rf_access(w, false, a0, regs_a, written), rf_access(w, false, b0, regs_b, written)});
+              }
+          ready = read;
+        } else {
+          for (unsigned j = c_begin / p_.instr_n; (j + 1) * p_.instr_n <= c_end; ++j)
+            for (unsigned i = 0; i < unit_rows / p_.instr_m; ++i)
+              for (unsigned x = 0; x < kb / p_.instr_k; ++x) rf_bytes += issue_instruction();
+        }
+        if (via_rf && !rf_bound(w)) {  // the operand collectors read those fragments before the math starts
           rf_free[w] = std::max(ready, rf_free[w]) + (rf_bytes + p_.rf_read_bytes_per_cycle - 1) / p_.rf_read_bytes_per_cycle;
           ready = rf_free[w];
         }

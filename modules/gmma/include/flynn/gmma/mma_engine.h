@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -22,6 +24,7 @@
 #include "flynn/common/golden.h"
 #include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
+#include "flynn/regfile/register_file.h"
 #include "flynn/regfile/warp_register.h"
 #include "flynn/tensor/numeric.h"
 
@@ -60,6 +63,12 @@ class mma_engine : public lt_initiator, public golden_self_check {
  public:
   using params = mma_engine_params;
   tlm::tlm_initiator_socket<32> smem;
+  // Sub-partition w's register file (rfW, optional; operands: registers): with one bound,
+  // the A and B fragments are written into it and read out of it as register_file
+  // requests, and its banks, crossbar and result queue time them and the counts come from
+  // its answers; without, rf_read_bytes_per_cycle models the operand collectors.
+  using rf_socket = tlm::tlm_initiator_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+  std::vector<std::unique_ptr<rf_socket>> rf;
 
   mma_engine(const sc_core::sc_module_name& name, const params& p);
 
@@ -69,10 +78,16 @@ class mma_engine : public lt_initiator, public golden_self_check {
   std::string check_golden(std::string& passed) const override;
   std::string pending_work() const override { return done_ ? "" : "MMA not finished"; }
   void attach_trace(trace_sink& sink) override;
+  bool optional_socket(const std::string& s) const override { return s.rfind("rf", 0) == 0; }
 
  private:
   void run();
   std::uint64_t fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out);
+  // Registers 0 .. count-1 of sub-partition w's register file read or written from cycle
+  // `at` (timing: the values stay in the engine); returns when the request completes.
+  std::uint64_t rf_access(unsigned w, bool write, unsigned first, unsigned count, std::uint64_t at);
+  bool rf_bound(unsigned w) const { return w < rf.size() && rf[w]->size() > 0; }
+  std::vector<unsigned char> rf_data_;
 
   params p_;
   std::vector<std::uint16_t> a_, b_;  // row-major A (M x K), B (K x N)
