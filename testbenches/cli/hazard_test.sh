@@ -104,6 +104,9 @@ k.insert(i + 1, "        st.shared.32 [r5+64], r1")'
 variant tma_source_reused "$G/tma_copy.json" "$WORK/tma_reuse.s"
 expect_hazard tma_source_reused "$WORK/tma_source_reused.json" "write-after-read on shared word 0x440 " \
   "a tma.store of warp 0 reads it" "warp 0 writes it" "missing: tma.wait"
+h=$(python3 -c "import json; m = json.load(open('$WORK/tma_source_reused/stats.json'))['modules']['top.sm']; print(m['hazards'], m['hazard_pairs'])")
+check "tma_source_reused: the statistics count one unordered access in one pair of instructions (hazards hazard_pairs: $h)" \
+  "'$h' == '1 1'"
 
 edit "$SRC/scenarios/simt/kernels/reduce.s" "$WORK/reduce_nosync.s" 'k = [l.replace("skip:   bar.sync", "skip:   nop") for l in k]'
 variant reduce_without_bar_sync "$SRC/scenarios/simt/gtx285_core.json" "$WORK/reduce_nosync.s"
