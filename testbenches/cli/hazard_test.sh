@@ -9,7 +9,8 @@
 #  - h100_sm_gemm with the epilogue ahead of wgmma.wait_group 0: the stores read accumulators
 #    the last wgmma-group has not written yet (read-after-write on a register).
 #  - tma_copy without its mbarrier.wait: the tma.store reads the box before the tma.load's
-#    phase was waited on; with a generic ld.shared instead, the same for a warp's load.
+#    phase was waited on; with a generic ld.shared instead, the same for a warp's load, and
+#    so for a ld.shared right after the tma.load, its wait left in place.
 #  - tma_copy with a st.shared into the store's source before tma.wait (write-after-read).
 #  - gtx285_core's reduction without the bar.sync between its steps: warps read their
 #    partners' slots while those warps write them.
@@ -98,6 +99,12 @@ k.insert(next(i for i, l in enumerate(k) if l.strip() == "tma.wait") + 1, wait)'
 variant tma_load_read_early "$G/tma_copy.json" "$WORK/tma_ld.s"
 expect_hazard tma_load_read_early "$WORK/tma_load_read_early.json" "read-after-write on shared word 0x400 " \
   "warp 0 reads it (line" "missing: an mbarrier.wait"
+edit "$TMA_K" "$WORK/tma_read_first.s" '
+i = next(i for i, l in enumerate(k) if l.strip().startswith("tma.load"))
+k.insert(i + 1, "        ld.shared.32 r9, [r5]")'
+variant tma_read_right_after_load "$G/tma_copy.json" "$WORK/tma_read_first.s"
+expect_hazard tma_read_right_after_load "$WORK/tma_read_right_after_load.json" "read-after-write on shared word 0x400 " \
+  "a tma.load of warp 0 writes it" "warp 0 reads it (line" "missing: an mbarrier.wait"
 edit "$TMA_K" "$WORK/tma_reuse.s" '
 i = next(i for i, l in enumerate(k) if l.strip().startswith("tma.store"))
 k.insert(i + 1, "        st.shared.32 [r5+64], r1")'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Results land when they land: a kernel that reads an MMA's accumulators before the MMA's
-# results are in the registers reads the old values, as on hardware, and fails its check.
+# results are in the registers reads the old values, as on hardware, and fails its check;
+# likewise a shared-memory read of a TMA copy's row before the row has landed.
 # h100_sm_gemm's kernel with its epilogue (the C stores of the accumulators) moved ahead of
 # `wgmma.wait_group 0`, behind a short delay loop of N iterations (4, 16, 48): the stores issue before
 # the last MMAs' D lands, so the run is a mismatch against the golden interpreter (exit 1)
@@ -46,4 +47,29 @@ done
 "$FLYNN" run "$GEMM" --quiet --outdir "$WORK/shipped" >"$WORK/shipped.log" 2>&1
 rc=$?
 check "the kernel as shipped: exit $rc" "$rc == 0"
+
+# TMA rows land when they land: tma_copy's thread reads the first word of the box from
+# shared memory and stores it to global memory, before (racy) or after its mbarrier.wait.
+# Before, the row has not landed: the timed run stores the old word (zero), the golden
+# interpreter (whose copies land at once) the tensor's, a mismatch; after, both agree.
+TMA="$SRC/scenarios/gmma/tma_copy.json"
+for when in before after; do
+  python3 - "$SRC/scenarios/gmma/kernels/tma_copy.s" "$WORK/tma_$when.s" "$when" <<'PY'
+import sys
+src, out, when = sys.argv[1:4]
+k = open(src).read().split("\n")
+load = next(i for i, l in enumerate(k) if l.strip().startswith("tma.load"))
+wait = next(i for i, l in enumerate(k) if l.strip().startswith("mbarrier.wait"))
+read = ["        ld.shared.32 r9, [r5]", "        mov   r10, 20000", "        st.global.32 [r10], r9"]
+at = load + 1 if when == "before" else wait + 1
+k[at:at] = read
+open(out, "w").write("\n".join(k))
+PY
+  "$FLYNN" run "$TMA" --quiet --no-hazard-check --set "workload.kernel=$WORK/tma_$when.s" --outdir "$WORK/tma_$when" \
+    >"$WORK/tma_$when.log" 2>&1
+  echo "rc=$?" >>"$WORK/tma_$when.log"
+done
+check "a shared read of a TMA row before its mbarrier.wait: $(grep -o 'mismatch: top.gmem: word at byte address 20000 is 0 [^,]*' "$WORK/tma_before.log" | head -c 100)" \
+  "$(grep -c 'mismatch: top.gmem: word at byte address 20000 is 0 ' "$WORK/tma_before.log") == 1 and $(grep -c '^rc=1' "$WORK/tma_before.log") == 1"
+check "the same read after the wait: $(tail -1 "$WORK/tma_after.log")" "$(grep -c '^rc=0' "$WORK/tma_after.log") == 1"
 sensitivity_end "race"

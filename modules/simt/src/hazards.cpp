@@ -294,6 +294,7 @@ void hazard_checker::tma_load(unsigned slot, unsigned w, std::uint32_t pc, std::
   l.issue = b.w[w].c;
   l.who = make_access(agent::tma_load, access_kind::write, it->second.comp, 0, w, pc, t);  // (epoch: its phase)
   it->second.loads.push_back(std::move(l));
+  release_warp(slot, w);  // the warp's later accesses are not ordered before the copy's writes
 }
 
 void hazard_checker::tma_store(unsigned slot, unsigned w, std::uint32_t pc, std::uint64_t t, std::uint64_t src,
@@ -303,6 +304,7 @@ void hazard_checker::tma_store(unsigned slot, unsigned w, std::uint32_t pc, std:
   const access a = make_access(agent::tma_store, access_kind::read, store_comp(b, w), ++ws.stores, w, pc, t);
   for (std::uint64_t word = src / 4; word < (src + bytes + 3) / 4 && word < b.shadow.size(); ++word)
     read_word(b, word, a, ws.c);
+  release_warp(slot, w);
 }
 
 void hazard_checker::wgmma(unsigned slot, unsigned w, std::uint32_t pc, std::uint64_t t, std::uint64_t a_desc,
@@ -327,6 +329,7 @@ void hazard_checker::wgmma(unsigned slot, unsigned w, std::uint32_t pc, std::uin
   auto& ops = b.groups[w / 4];
   pending_wgmma& op = ops[ws.wgmma_seq++];
   join(op.c, ws.c);
+  release_warp(slot, w);  // (as for a copy: what the warp does next is not before the MMA's reads)
   if (op.arrived++ == 0) {
     op.who = a;
     op.a_desc = a_desc;
