@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Results land when they land: a kernel that reads an MMA's accumulators before the MMA's
 # results are in the registers reads the old values, as on hardware, and fails its check;
-# likewise a shared-memory read of a TMA copy's row before the row has landed.
+# likewise a shared-memory read of a TMA copy's row before the row has landed, and a scalar
+# load of a vector store's element before the element has reached memory.
 # h100_sm_gemm's kernel with its epilogue (the C stores of the accumulators) moved ahead of
 # `wgmma.wait_group 0`, behind a short delay loop of N iterations (4, 16, 48): the stores issue before
 # the last MMAs' D lands, so the run is a mismatch against the golden interpreter (exit 1)
@@ -72,4 +73,21 @@ done
 check "a shared read of a TMA row before its mbarrier.wait: $(grep -o 'mismatch: top.gmem: word at byte address 20000 is 0 [^,]*' "$WORK/tma_before.log" | head -c 100)" \
   "$(grep -c 'mismatch: top.gmem: word at byte address 20000 is 0 ' "$WORK/tma_before.log") == 1 and $(grep -c '^rc=1' "$WORK/tma_before.log") == 1"
 check "the same read after the wait: $(tail -1 "$WORK/tma_after.log")" "$(grep -c '^rc=0' "$WORK/tma_after.log") == 1"
+
+# Vector stores land element by element: a scalar load of the store's last element right
+# after the vst reads the old word (the golden interpreter, in program order, the new one);
+# behind a delay loop longer than the store it reads the new word.
+VP="$SRC/testbenches/cli/programs/vector_store_then_scalar_load.s"
+sed 's/^        ld    r4, C+392/        li    r1, 100\nwait:   dbnz  r1, wait\n        ld    r4, C+392/' "$VP" >"$WORK/vector_late.s"
+for v in early:"$VP" late:"$WORK/vector_late.s"; do
+  cat >"$WORK/vector_${v%%:*}.json" <<JSON
+{"extends": "$SRC/scenarios/vector/cray_base.json", "name": "vector_${v%%:*}", "description": "race test",
+ "workload": {"program": "${v#*:}", "init": [{"symbol": "A", "random": 50, "seed": 1, "min": 0, "max": 1000}]}}
+JSON
+  "$FLYNN" run "$WORK/vector_${v%%:*}.json" --quiet --outdir "$WORK/vector_${v%%:*}" >"$WORK/vector_${v%%:*}.log" 2>&1
+  echo "rc=$?" >>"$WORK/vector_${v%%:*}.log"
+done
+check "a scalar load of a vector store's last element right after the vst: $(grep -o 'mismatch: top.mem: word at byte address 800 is 0 [^,]*' "$WORK/vector_early.log" | head -c 100)" \
+  "$(grep -c 'mismatch: top.mem: word at byte address 800 is 0 ' "$WORK/vector_early.log") == 1"
+check "the same load behind a delay loop: $(tail -1 "$WORK/vector_late.log")" "$(grep -c '^rc=0' "$WORK/vector_late.log") == 1"
 sensitivity_end "race"
