@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "flynn/tma/tma_loader.h"
+#include "flynn/tma/tensor_descriptor.h"
 
 namespace flynn::simt {
 

@@ -11,10 +11,9 @@
 #include <systemc>
 
 #include "flynn/sync/tx_barrier.h"
+#include "flynn/tma/tensor_descriptor.h"
 
 namespace flynn {
-
-struct tensor_descriptor;
 
 class tma_if : public virtual sc_core::sc_interface {
  public:
