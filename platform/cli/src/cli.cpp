@@ -349,6 +349,7 @@ int cmd_validate(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
   platform p(sd, reg, false, memory_budget::from(o.memory_budget));
+  p.require_every_core_loaded();
   std::cout << o.scenario << ": valid (" << (p.spec().abstract ? "a base platform, " : "") << p.modules().size()
             << " modules, " << p.spec().bindings.size() << " bindings)\n";
   return 0;
@@ -416,6 +417,7 @@ int cmd_run(const options& o) {
   module_registry reg;
   register_builtin_modules(reg);
   platform p(sd, reg, o.check_protocol, memory_budget::from(o.memory_budget));
+  p.require_every_core_loaded();
   if (p.spec().abstract && !p.runs_program())
     throw input_error(o.scenario + ": abstract: expected a scenario to run, found a base platform (\"abstract\": "
                       "true) that other scenarios extend; run one of them, or give this one a workload");

@@ -437,6 +437,7 @@ struct children_guard {
     module_registry reg;
     register_builtin_modules(reg);
     platform p(sd, reg, false, budget);
+    p.require_every_core_loaded();
     const run_record record = make_run_record(p, sd, p.spec().max_cycles);
     std::vector<std::string> names = top_level_stats;
     if (p.runs_program()) names.push_back("instructions");

@@ -180,15 +180,6 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
   if (spec_.workload) {
     workload_ = load_workload(*this, sd, *spec_.workload);
     resolved_["workload"] = *spec_.workload;
-    // A second programmable module would idle silently: one workload runs on one core.
-    std::string idle;
-    for (auto* m : modules_)
-      if (m->programmable() && !m->runs_program()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
-    if (!idle.empty())
-      throw input_error(sd.origin_of("workload"), "workload.core",
-                        "the one programmable module of the platform (a workload runs on one core; " + idle +
-                            " would have no program)",
-                        excerpt(spec_.workload->value("core", std::string()), 80));
   } else if (!spec_.abstract) {
     // A programmable module without a program would run as "ok, 0 cycles".
     std::string idle;
@@ -204,6 +195,18 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
 }
 
 platform::~platform() = default;
+
+void platform::require_every_core_loaded() const {
+  if (!spec_.workload) return;
+  std::string idle;
+  for (auto* m : modules_)
+    if (m->programmable() && !m->runs_program()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
+  if (!idle.empty())
+    throw input_error(sd_.origin_of("workload"), "workload.core",
+                      "the one programmable module of the platform (a workload runs on one core; " + idle +
+                          " would have no program)",
+                      excerpt(spec_.workload->value("core", std::string()), 80));
+}
 
 // Model memory against the budget, before anything is allocated: the modules' own state and
 // their memory contents four times over (see memory_budget).

@@ -61,6 +61,10 @@ class platform final : public instance_lookup {
   bool runs_program() const;
   std::uint64_t instructions() const;
   // Runs to completion (or max_cycles, 0: no limit), then checks functional results.
+  // A scenario's workload runs on one core: throws input_error naming any other
+  // programmable module left without a program (it would idle silently). A platform that
+  // loads its other cores itself (embedding) does so before it runs and need not call this.
+  void require_every_core_loaded() const;
   run_result run(std::uint64_t max_cycles);
   // The two halves of run(): simulation alone, and the functional checks of a finished run.
   run_result simulate(std::uint64_t max_cycles);
