@@ -42,6 +42,12 @@ unsigned simt_core::block_registers() const {
   return static_cast<unsigned>(std::clamp<int>(regs, 1, simt::num_registers));
 }
 
+void simt_core::load_program(const core_program& p) {
+  const auto* s = dynamic_cast<const simt_program*>(&p);
+  if (!s) throw std::invalid_argument(std::string("a ") + p.kind() + " program (" + name() + " runs SIMT kernels)");
+  load(s->kernel, s->launch);
+}
+
 void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   kernel_ = k;
   launch_ = l;

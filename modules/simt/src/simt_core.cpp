@@ -218,7 +218,7 @@ simt_core::~simt_core() {
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
 std::uint64_t simt_core::thread_count_digest() const { return thread_digest_; }
-std::uint64_t simt_core::instructions_executed() const { return warp_instr_.value(); }
+core_counts simt_core::counts() const { return {warp_instr_.value(), thread_instr_.value(), thread_digest_}; }
 
 // ---------------------------------------------------------------------------- execution
 

@@ -4,6 +4,7 @@
 #include "flynn/common/format.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstring>
 
 namespace flynn {
@@ -43,6 +44,19 @@ scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
 void scalar_unit::load(const vec::program& prog) {
   prog_ = prog;
   loaded_ = true;
+}
+
+void scalar_unit::load_program(const core_program& p) {
+  const auto* v = dynamic_cast<const vector_program*>(&p);
+  if (!v) throw std::invalid_argument(std::string("a ") + p.kind() + " program (" + name() + " runs vector programs)");
+  load(v->prog);
+}
+
+core_limits scalar_unit::limits() const {
+  core_limits l;
+  l.max_instructions = p_.max_instructions;
+  l.max_vl = vpu.size() ? vpu->max_vl() : 64;
+  return l;
 }
 
 std::string scalar_unit::pending_work() const {

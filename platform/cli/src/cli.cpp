@@ -433,7 +433,8 @@ int cmd_run(const options& o) {
 
   apply_log_levels(p, o.log_levels);
   if (o.no_hazard_check)
-    for (auto* m : p.modules()) m->check_hazards(false);
+    for (auto* m : p.modules())
+      if (m->as_core()) m->as_core()->check_hazards(false);
   if (!o.debug.empty()) {  // each module's window in its own clock's cycles
     const unsigned flags = debug_flags_of(o.debug);
     const auto [from, to] = window_of("--debug-window", o.debug_window);

@@ -6,7 +6,7 @@
 
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
-#include "flynn/memory/banked_memory.h"
+#include "flynn/common/programmable_core.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/run_result.h"
 #include "flynn/tensor/numeric.h"
@@ -180,9 +180,9 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
   return img;
 }
 
-void check_image_fits(const banked_memory& mem, const memory_image& img, unsigned elem_bytes,
+void check_image_fits(const backdoor_memory& mem, const memory_image& img, unsigned elem_bytes,
                       const std::string& path, const scenario_doc& sd) {
-  const std::uint64_t size = mem.parameters().size_bytes;
+  const std::uint64_t size = mem.backdoor_bytes();
   if (img.address > size || img.elements.size() * elem_bytes > size - img.address)
     throw input_error(sd.origin_of(path), path,
                       "an image inside the memory (" + std::to_string(size) + " bytes)",
@@ -190,14 +190,14 @@ void check_image_fits(const banked_memory& mem, const memory_image& img, unsigne
                           " B at byte address " + std::to_string(img.address));
 }
 
-void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
+void write_image(backdoor_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
                  const scenario_doc& sd) {
   check_image_fits(mem, img, elem_bytes, path, sd);
   for (std::size_t i = 0; i < img.elements.size(); ++i)
     mem.poke(img.address + elem_bytes * i, reinterpret_cast<const unsigned char*>(&img.elements[i]), elem_bytes);
 }
 
-std::string compare_memory(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes) {
+std::string compare_memory(const backdoor_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes) {
   std::vector<unsigned char> actual(golden.size());
   mem.peek(0, actual.data(), actual.size());
   for (std::size_t a = 0; a < golden.size(); a += elem_bytes) {
@@ -212,15 +212,15 @@ std::string compare_memory(const banked_memory& mem, const std::vector<unsigned 
   return {};
 }
 
-void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
+void check_memory_results(const backdoor_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
                           const std::vector<std::pair<std::string, memory_image>>& expect, run_result& r) {
   const std::string memory_diff = compare_memory(mem, golden, elem_bytes);
   if (!memory_diff.empty()) {
     r.state = run_result::status::mismatch;
-    r.message = std::string(mem.name()) + ": " + memory_diff;
+    r.message = mem.backdoor_name() + ": " + memory_diff;
     return;
   }
-  r.checks.push_back(std::string(mem.name()) + ": final memory equals the golden interpreter's");
+  r.checks.push_back(mem.backdoor_name() + ": final memory equals the golden interpreter's");
   for (const auto& [path, img] : expect) {
     const std::string diff = compare_image(mem, img, elem_bytes);
     if (!diff.empty()) {
@@ -232,7 +232,7 @@ void check_memory_results(const banked_memory& mem, const std::vector<unsigned c
   }
 }
 
-std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes) {
+std::string compare_image(const backdoor_memory& mem, const memory_image& img, unsigned elem_bytes) {
   for (std::size_t i = 0; i < img.elements.size(); ++i) {
     std::uint64_t y = 0;
     mem.peek(img.address + elem_bytes * i, reinterpret_cast<unsigned char*>(&y), elem_bytes);

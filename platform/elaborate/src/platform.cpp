@@ -184,7 +184,7 @@ platform::platform(const scenario_doc& sd, const module_registry& registry, bool
     // A programmable module without a program would run as "ok, 0 cycles".
     std::string idle;
     for (auto* m : modules_)
-      if (m->programmable()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
+      if (m->as_core()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
     if (!idle.empty())
       throw input_error(sd.file, "workload",
                         "a workload for the programmable module" + std::string(idle.find(',') == std::string::npos ? " " : "s ") +
@@ -200,7 +200,7 @@ void platform::require_every_core_loaded() const {
   if (!spec_.workload) return;
   std::string idle;
   for (auto* m : modules_)
-    if (m->programmable() && !m->runs_program()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
+    if (m->as_core() && !m->as_core()->has_program()) idle += (idle.empty() ? "" : ", ") + std::string(m->basename());
   if (!idle.empty())
     throw input_error(sd_.origin_of("workload"), "workload.core",
                       "the one programmable module of the platform (a workload runs on one core; " + idle +
@@ -361,7 +361,7 @@ run_result platform::run(std::uint64_t max_cycles) {
     // data happened to differ; the functional check's verdict goes with them.
     std::string hazards;
     for (auto* m : modules_) {
-      const std::string h = m->hazard_report();
+      const std::string h = m->as_core() ? m->as_core()->hazard_report() : std::string();
       if (!h.empty()) hazards += std::string(hazards.empty() ? "" : "\n") + m->name() + ": " + h;
     }
     if (!hazards.empty()) {
@@ -479,14 +479,22 @@ void platform::check_calibration(run_result& r) const {
 
 bool platform::runs_program() const {
   for (auto* m : modules_)
-    if (m->runs_program()) return true;
+    if (m->as_core() && m->as_core()->has_program()) return true;
   return false;
 }
 
 std::uint64_t platform::instructions() const {
   std::uint64_t n = 0;
-  for (auto* m : modules_) n += m->instructions_executed();
+  for (auto* m : modules_)
+    if (m->as_core()) n += m->as_core()->counts().instructions;
   return n;
+}
+
+std::vector<std::string> platform::core_instances() const {
+  std::vector<std::string> names;
+  for (auto* m : modules_)
+    if (m->as_core()) names.push_back(m->basename());
+  return names;
 }
 
 }  // namespace flynn

@@ -25,14 +25,13 @@
 
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
-#include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
 #include "flynn/platform/ptx.h"
 #include "flynn/platform/ptx_interp.h"
 #include "flynn/platform/ptx_lower.h"
 #include "flynn/platform/workload.h"
-#include "flynn/simt/simt_core.h"
+#include "flynn/simt/simt_program.h"
 #include "flynn/tensor/numeric.h"
 #include "flynn/tma/swizzle.h"
 
@@ -47,7 +46,7 @@ constexpr std::uint64_t buffer_align = 256;  // as cudaMalloc's
 
 class ptx_workload final : public workload {
  public:
-  ptx_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec);
+  ptx_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec);
   void check(run_result& r) const override;
 
  private:
@@ -65,9 +64,10 @@ class ptx_workload final : public workload {
   ptx::module module_;
   const ptx::kernel* kernel_ = nullptr;
   ptx::lowered lowered_;
-  simt_launch launch_;
-  simt_core* core_ = nullptr;
-  banked_memory* mem_ = nullptr;
+  simt_program program_;  // the lowered kernel and its launch
+  simt::launch& launch_ = program_.launch;
+  module& core_;
+  backdoor_memory* mem_ = nullptr;
   std::vector<unsigned char> image_;
   std::vector<std::pair<std::string, memory_image>> expect_;
   struct buffer {
@@ -126,8 +126,8 @@ void ptx_workload::place_buffers(const json& spec) {
     if (!it.value().is_number_unsigned() || it.value().get<std::uint64_t>() == 0)
       fail(path, "the buffer's size in bytes (a positive integer)", json_kind(it.value()));
     const std::uint64_t bytes = it.value().get<std::uint64_t>();
-    if (at + bytes > mem_->parameters().size_bytes)
-      fail(path, "buffers that fit the global memory (" + std::to_string(mem_->parameters().size_bytes) + " bytes)",
+    if (at + bytes > mem_->backdoor_bytes())
+      fail(path, "buffers that fit the global memory (" + std::to_string(mem_->backdoor_bytes()) + " bytes)",
            std::to_string(bytes) + " bytes at " + hex(at));
     buffers_.push_back({it.key(), at, bytes});
     at = (at + bytes + buffer_align - 1) / buffer_align * buffer_align;
@@ -399,7 +399,8 @@ void ptx_workload::parse_reference(const json& spec) {
   gemm_.on = true;
 }
 
-ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) : sd_(sd) {
+ptx_workload::ptx_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec)
+    : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"ptx",     "kernel", "core", "memory", "grid",  "block",
                                                 "dynamic_shared_bytes", "buffers", "params", "init", "expect", "reference"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
@@ -413,9 +414,7 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
   for (const char* k : {"ptx", "kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
-  core_ = dynamic_cast<simt_core*>(modules.find(spec["core"].get<std::string>()));
-  mem_ = dynamic_cast<banked_memory*>(modules.find(spec["memory"].get<std::string>()));
-  if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
+  mem_ = &workload_memory(modules, sd, spec);
   const fs::path file = fs::path(workload_file(sd, "workload.ptx", spec["ptx"].get<std::string>())).lexically_normal();
   std::error_code ec;
   if (!fs::exists(file, ec)) fail("workload.ptx", "a PTX file", "'" + file.string() + "' (no such file)");
@@ -454,7 +453,8 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
   set_params(spec);
   parse_reference(spec);
   try {
-    core_->load(lowered_.code, launch_);
+    program_.kernel = lowered_.code;
+    core_.as_core()->load_program(program_);
   } catch (const std::invalid_argument& e) {
     fail("workload.block", "a launch that fits the core", e.what());
   }
@@ -467,18 +467,18 @@ ptx_workload::ptx_workload(const instance_lookup& modules, const scenario_doc& s
     if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
     for (std::size_t i = 0; i < spec["init"].size(); ++i) {
       const std::string path = index_path("workload.init", i);
-      write_image(*mem_, parse_image(spec["init"][i], path, sd_, 4, mem_->parameters().size_bytes, true, resolve, buffer_names()), 4, path, sd_);
+      write_image(*mem_, parse_image(spec["init"][i], path, sd_, 4, mem_->backdoor_bytes(), true, resolve, buffer_names()), 4, path, sd_);
     }
   }
   if (spec.contains("expect")) {
     if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
     for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
       const std::string path = index_path("workload.expect", i);
-      expect_.emplace_back(path, parse_image(spec["expect"][i], path, sd_, 4, mem_->parameters().size_bytes, false, resolve, buffer_names()));
+      expect_.emplace_back(path, parse_image(spec["expect"][i], path, sd_, 4, mem_->backdoor_bytes(), false, resolve, buffer_names()));
       check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
     }
   }
-  image_.resize(mem_->parameters().size_bytes);
+  image_.resize(mem_->backdoor_bytes());
   mem_->peek(0, image_.data(), image_.size());
 }
 
@@ -516,11 +516,11 @@ std::string ptx_workload::check_gemm() const {
 
 void ptx_workload::check(run_result& r) const {
   const bool ok = check_simt_run(
-      *core_, *mem_, image_, expect_, "the golden PTX interpreter",
+      core_, *mem_, image_, expect_, "the golden PTX interpreter",
       [this](std::vector<unsigned char>& g, const simt::interp_config& c) { return ptx::interpret(module_, *kernel_, launch_, g, c); },
       r);
   if (!ok || !gemm_.on) return;
-  const std::string who = core_->name();
+  const std::string who = core_.name();
   const std::string why = check_gemm();
   if (!why.empty()) {
     r.state = run_result::status::mismatch;
@@ -533,8 +533,9 @@ void ptx_workload::check(run_result& r) const {
 
 }  // namespace
 
-std::unique_ptr<workload> load_ptx_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
-  return std::make_unique<ptx_workload>(modules, sd, spec);
+std::unique_ptr<workload> load_ptx_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
+                                            const json& spec) {
+  return std::make_unique<ptx_workload>(core, modules, sd, spec);
 }
 
 }  // namespace flynn

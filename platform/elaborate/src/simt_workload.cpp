@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include "flynn/memory/banked_memory.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/platform/errors.h"
@@ -11,7 +10,7 @@
 #include "flynn/platform/simt_asm.h"
 #include "flynn/platform/simt_interp.h"
 #include "flynn/platform/workload.h"
-#include "flynn/simt/simt_core.h"
+#include "flynn/simt/simt_program.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -22,7 +21,7 @@ namespace {
 
 class simt_workload final : public workload {
  public:
-  simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec);
+  simt_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec);
   void check(run_result& r) const override;
 
  private:
@@ -30,7 +29,7 @@ class simt_workload final : public workload {
     throw input_error(sd_.origin_of(path), path, expected, found);
   }
   memory_image image(const json& e, const std::string& path, bool init) const {
-    return parse_image(e, path, sd_, 4, mem_->parameters().size_bytes, init, [](const std::string&, std::uint64_t&) { return false; }, {});
+    return parse_image(e, path, sd_, 4, mem_->backdoor_bytes(), init, [](const std::string&, std::uint64_t&) { return false; }, {});
   }
   // {"global": ADDR, "element_bytes": 2, "dims": [d0, ..], "strides": [s1, ..] (bytes, one per
   //  dimension after the first), "box": [b0, ..], "swizzle": a name in swizzle_modes}
@@ -74,8 +73,8 @@ class simt_workload final : public workload {
       d.swizzle = c->value;
     }
     if (const std::string why = d.validate(); !why.empty()) fail(path, "a valid tensor descriptor", why);
-    if (d.global_base + d.dims[d.rank - 1] * (d.rank > 1 ? d.strides[d.rank - 1] : d.elem_bytes) > mem_->parameters().size_bytes)
-      fail(path + ".global", "a tensor inside the global memory (" + std::to_string(mem_->parameters().size_bytes) + " bytes)",
+    if (d.global_base + d.dims[d.rank - 1] * (d.rank > 1 ? d.strides[d.rank - 1] : d.elem_bytes) > mem_->backdoor_bytes())
+      fail(path + ".global", "a tensor inside the global memory (" + std::to_string(mem_->backdoor_bytes()) + " bytes)",
            hex(d.global_base));
     return d;
   }
@@ -88,15 +87,17 @@ class simt_workload final : public workload {
   }
 
   const scenario_doc& sd_;
-  simt::kernel kernel_;
-  simt_launch launch_;
-  simt_core* core_ = nullptr;
-  banked_memory* mem_ = nullptr;
+  simt_program program_;
+  simt::kernel& kernel_ = program_.kernel;
+  simt::launch& launch_ = program_.launch;
+  module& core_;
+  backdoor_memory* mem_ = nullptr;
   std::vector<unsigned char> image_;
   std::vector<std::pair<std::string, memory_image>> expect_;
 };
 
-simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) : sd_(sd) {
+simt_workload::simt_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec)
+    : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
                                                 "shared_bytes", "params", "init", "expect", "tensor_maps"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
@@ -109,9 +110,7 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
   for (const char* k : {"kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
-  core_ = dynamic_cast<simt_core*>(modules.find(spec["core"].get<std::string>()));
-  mem_ = dynamic_cast<banked_memory*>(modules.find(spec["memory"].get<std::string>()));
-  if (!mem_) fail("workload.memory", "the name of a banked_memory instance", json_kind(spec["memory"]));
+  mem_ = &workload_memory(modules, sd, spec);
   const fs::path file = workload_file(sd, "workload.kernel", spec["kernel"].get<std::string>());
   std::error_code exists_ec;
   if (!fs::exists(file, exists_ec)) fail("workload.kernel", "a kernel assembly file", "'" + file.string() + "' (no such file)");
@@ -153,7 +152,7 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
                                        in.text + ")",
            std::to_string(launch_.tensor_maps.size()) + " tensor maps");
   try {
-    core_->load(kernel_, launch_);
+    core_.as_core()->load_program(program_);
   } catch (const std::invalid_argument& e) {
     fail("workload.block", "a launch that fits the core", e.what());
   }
@@ -172,26 +171,28 @@ simt_workload::simt_workload(const instance_lookup& modules, const scenario_doc&
       check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
     }
   }
-  image_.resize(mem_->parameters().size_bytes);
+  image_.resize(mem_->backdoor_bytes());
   mem_->peek(0, image_.data(), image_.size());
 }
 
 void simt_workload::check(run_result& r) const {
   check_simt_run(
-      *core_, *mem_, image_, expect_, "the golden interpreter",
+      core_, *mem_, image_, expect_, "the golden interpreter",
       [this](std::vector<unsigned char>& g, const simt::interp_config& c) { return simt::interpret(kernel_, launch_, g, c); },
       r);
 }
 
 }  // namespace
 
-bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector<unsigned char> global,
+bool check_simt_run(const module& core, const backdoor_memory& mem, std::vector<unsigned char> global,
                     const std::vector<std::pair<std::string, memory_image>>& expect, const std::string& golden,
                     const std::function<simt::interp_result(std::vector<unsigned char>&, const simt::interp_config&)>& interpret,
                     run_result& r) {
+  const core_limits limits = core.as_core()->limits();
+  const core_counts counts = core.as_core()->counts();
   simt::interp_config cfg;
-  cfg.max_instructions = core.parameters().max_instructions * core.parameters().warp_size;
-  cfg.warp_size = core.parameters().warp_size;
+  cfg.max_instructions = limits.max_instructions * limits.warp_size;
+  cfg.warp_size = limits.warp_size;
   const simt::interp_result g = interpret(global, cfg);
   const std::string who = core.name();
   if (!g.ok) {
@@ -199,13 +200,13 @@ bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector
     r.message = who + ": " + golden + " faulted where the timed run did not: " + g.fault;
     return false;
   }
-  if (g.thread_instructions != core.thread_instructions()) {
+  if (g.thread_instructions != counts.thread_instructions) {
     r.state = run_result::status::mismatch;
-    r.message = who + ": executed " + std::to_string(core.thread_instructions()) + " thread instructions, " + golden + " " +
+    r.message = who + ": executed " + std::to_string(counts.thread_instructions) + " thread instructions, " + golden + " " +
                 std::to_string(g.thread_instructions);
     return false;
   }
-  if (g.thread_digest != core.thread_count_digest()) {
+  if (g.thread_digest != counts.thread_digest) {
     r.state = run_result::status::mismatch;
     r.message = who + ": the threads executed " + std::to_string(g.thread_instructions) +
                 " instructions in all, as in " + golden + ", but not the same number each";
@@ -217,8 +218,9 @@ bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector
   return r.state == run_result::status::ok;
 }
 
-std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
-  return std::make_unique<simt_workload>(modules, sd, spec);
+std::unique_ptr<workload> load_simt_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
+                                             const json& spec) {
+  return std::make_unique<simt_workload>(core, modules, sd, spec);
 }
 
 }  // namespace flynn

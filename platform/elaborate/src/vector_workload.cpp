@@ -4,14 +4,12 @@
 #include <filesystem>
 #include <random>
 
-#include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
 #include "flynn/platform/memory_image.h"
 #include "flynn/platform/vector_asm.h"
 #include "flynn/platform/vector_interp.h"
 #include "flynn/platform/workload.h"
-#include "flynn/vector/scalar_unit.h"
-#include "flynn/vector/vector_unit.h"
+#include "flynn/vector/vector_program.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -22,7 +20,7 @@ namespace {
 
 class vector_workload final : public workload {
  public:
-  vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec);
+  vector_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec);
   void check(run_result& r) const override;
 
  private:
@@ -32,17 +30,18 @@ class vector_workload final : public workload {
   memory_image image(const json& entry, const std::string& path, bool init) const;
 
   const scenario_doc& sd_;
-  vec::program prog_;
-  scalar_unit* core_ = nullptr;
-  banked_memory* mem_ = nullptr;
-  unsigned max_vl_ = 64;
+  vector_program program_;
+  const vec::program& prog_ = program_.prog;
+  module& core_;
+  backdoor_memory* mem_ = nullptr;
   std::vector<unsigned char> image_;  // memory at the start (golden model input)
   std::vector<std::pair<std::string, memory_image>> expect_;
 };
 
 std::string str(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
 
-vector_workload::vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) : sd_(sd) {
+vector_workload::vector_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec)
+    : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"program", "core", "memory", "init", "expect"};
   for (auto it = spec.begin(); it != spec.end(); ++it)
     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
@@ -53,18 +52,13 @@ vector_workload::vector_workload(const instance_lookup& modules, const scenario_
   for (const char* k : {"program", "core", "memory"})
     if (str(spec, k).empty())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
-  core_ = dynamic_cast<scalar_unit*>(modules.find(str(spec, "core")));
-  if (!core_) fail("workload.core", "the name of a scalar_unit instance", "'" + str(spec, "core") + "'");
-  mem_ = dynamic_cast<banked_memory*>(modules.find(str(spec, "memory")));
-  if (!mem_) fail("workload.memory", "the name of a banked_memory instance", "'" + str(spec, "memory") + "'");
-  if (auto* vu = dynamic_cast<vector_unit*>(modules.target_of(std::string(core_->basename()) + ".vpu")))
-    max_vl_ = vu->parameters().max_vl;
+  mem_ = &workload_memory(modules, sd, spec);
 
   // The program path is relative to the file that names it.
   const fs::path prog = workload_file(sd, "workload.program", str(spec, "program"));
   std::error_code exists_ec;
   if (!fs::exists(prog, exists_ec)) fail("workload.program", "an assembly file", "'" + prog.string() + "' (no such file)");
-  prog_ = vec::assemble_file(prog.string());
+  program_.prog = vec::assemble_file(prog.string());
 
   for (const auto& b : prog_.data) write_image(*mem_, {b.address, b.words}, 8, "workload.program", sd_);
   if (spec.contains("init")) {
@@ -82,33 +76,35 @@ vector_workload::vector_workload(const instance_lookup& modules, const scenario_
       check_image_fits(*mem_, expect_.back().second, 8, path, sd_);
     }
   }
-  image_.resize(mem_->parameters().size_bytes);
+  image_.resize(mem_->backdoor_bytes());
   mem_->peek(0, image_.data(), image_.size());
-  core_->load(prog_);
+  core_.as_core()->load_program(program_);
 }
 
 memory_image vector_workload::image(const json& entry, const std::string& path, bool init) const {
   std::vector<std::string> names;
   for (const auto& [n, v] : prog_.symbols) names.push_back(n);
-  return parse_image(entry, path, sd_, 8, mem_->parameters().size_bytes, init,
+  return parse_image(entry, path, sd_, 8, mem_->backdoor_bytes(), init,
                      [this](const std::string& n, std::uint64_t& a) { return prog_.find_symbol(n, a); }, names);
 }
 
 void vector_workload::check(run_result& r) const {
   std::vector<unsigned char> golden = image_;
   vec::interp_config cfg;
-  cfg.max_vl = max_vl_;
-  cfg.max_instructions = core_->parameters().max_instructions;
+  const core_limits limits = core_.as_core()->limits();
+  cfg.max_vl = limits.max_vl;
+  cfg.max_instructions = limits.max_instructions;
   const vec::interp_result g = vec::interpret(prog_, golden, cfg);
-  const std::string who = core_->name();
+  const std::string who = core_.name();
+  const std::uint64_t executed = core_.as_core()->counts().instructions;
   if (!g.ok) {
     r.state = run_result::status::mismatch;
     r.message = who + ": the golden interpreter faulted where the timed run did not: " + g.fault;
     return;
   }
-  if (g.instructions != core_->instructions()) {
+  if (g.instructions != executed) {
     r.state = run_result::status::mismatch;
-    r.message = who + ": executed " + std::to_string(core_->instructions()) + " instructions, the golden interpreter " +
+    r.message = who + ": executed " + std::to_string(executed) + " instructions, the golden interpreter " +
                 std::to_string(g.instructions);
     return;
   }
@@ -118,8 +114,9 @@ void vector_workload::check(run_result& r) const {
 
 }  // namespace
 
-std::unique_ptr<workload> load_vector_workload(const instance_lookup& modules, const scenario_doc& sd, const json& spec) {
-  return std::make_unique<vector_workload>(modules, sd, spec);
+std::unique_ptr<workload> load_vector_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
+                                               const json& spec) {
+  return std::make_unique<vector_workload>(core, modules, sd, spec);
 }
 
 }  // namespace flynn

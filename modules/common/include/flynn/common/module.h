@@ -11,6 +11,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/programmable_core.h"
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
 #include "flynn/tlm/lanes_extension.h"
@@ -109,16 +110,12 @@ class module : public sc_core::sc_module {
   // obtained (one line each; none when nothing needs saying), e.g. that some grants followed
   // call order rather than simulated time. Asked after finish().
   virtual std::vector<std::string> run_notes() const { return {}; }
-  // Programmable blocks that check a program's synchronisation (the SIMT core's hazard
-  // reports): turn the checking on or off before simulation starts, and what it found
-  // ("" when nothing, else one line per reported hazard after a summary line).
-  virtual void check_hazards(bool on) { (void)on; }
-  virtual std::string hazard_report() const { return {}; }
-  // Programmable blocks: instructions executed (stats.json top-level "instructions").
-  virtual bool runs_program() const { return false; }
-  // Whether the module is programmable: it does nothing without a program (a workload).
-  virtual bool programmable() const { return false; }
-  virtual std::uint64_t instructions_executed() const { return 0; }
+  // A core that runs programs (programmable_core.h): the module itself, or nullptr.
+  virtual programmable_core* as_core() { return nullptr; }
+  const programmable_core* as_core() const { return const_cast<module*>(this)->as_core(); }
+  // A memory a workload fills and reads back outside simulated time, or nullptr.
+  virtual backdoor_memory* as_backdoor() { return nullptr; }
+  const backdoor_memory* as_backdoor() const { return const_cast<module*>(this)->as_backdoor(); }
 
   // Log messages: SystemC info reports of type "flynn/log" with the module's name, at a
   // verbosity (sc_core::SC_LOW .. SC_DEBUG). A module prints those at or below its own

@@ -58,7 +58,7 @@ struct banked_memory_params {
   param_footprint footprint() const;
 };
 
-class banked_memory : public module, public golden_memory {
+class banked_memory : public module, public golden_memory, public backdoor_memory {
  public:
   using params = banked_memory_params;
   enum class port_kind { shared, load, store };
@@ -77,8 +77,11 @@ class banked_memory : public module, public golden_memory {
   // Changes the access latency at run time; invalidates every DMI pointer handed out.
   void set_latency(unsigned cycles);
   // Functional access without timing (the golden view of the contents).
-  void peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const;
-  void poke(std::uint64_t addr, const unsigned char* src, std::size_t len);
+  void peek(std::uint64_t addr, unsigned char* dst, std::size_t len) const override;
+  void poke(std::uint64_t addr, const unsigned char* src, std::size_t len) override;
+  std::string backdoor_name() const override { return name(); }
+  std::uint64_t backdoor_bytes() const override { return p_.size_bytes; }
+  backdoor_memory* as_backdoor() override { return this; }
   // The initial value of the byte at `addr` given the init parameters.
   static void initial_image(const params& p, std::vector<unsigned char>& image);
   void golden_initial_image(std::vector<unsigned char>& image) const override { initial_image(p_, image); }

@@ -26,6 +26,7 @@
 #include "flynn/regfile/register_file_if.h"
 #include "flynn/simt/isa.h"
 #include "flynn/simt/launch.h"
+#include "flynn/simt/simt_program.h"
 #include "flynn/simt/scheduler.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tlm/at_request_queue.h"
@@ -96,7 +97,7 @@ struct simt_core_params {
 // Throws std::invalid_argument when not even one block fits.
 unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsigned registers_per_thread);
 
-class simt_core : public module, public no_dmi_initiator {
+class simt_core : public module, public no_dmi_initiator, public programmable_core {
  public:
   using params = simt_core_params;
   tlm::tlm_initiator_socket<32> global;  // global memory
@@ -121,9 +122,12 @@ class simt_core : public module, public no_dmi_initiator {
   // The per-thread instruction counts of the finished warps as simt::thread_count_term sums.
   std::uint64_t thread_count_digest() const;
 
-  bool runs_program() const override { return loaded_; }
-  bool programmable() const override { return true; }
-  std::uint64_t instructions_executed() const override;
+  programmable_core* as_core() override { return this; }
+  std::vector<std::string> program_kinds() const override { return {"simt"}; }
+  void load_program(const core_program& p) override;
+  bool has_program() const override { return loaded_; }
+  core_limits limits() const override { return {p_.max_instructions, p_.warp_size, 0}; }
+  core_counts counts() const override;
   std::string pending_work() const override;
   std::string socket_lanes(const std::string& s) const override {
     return s == "global" || s == "shared"

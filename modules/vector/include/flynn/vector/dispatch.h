@@ -43,6 +43,8 @@ class vector_dispatch_if : public virtual sc_core::sc_interface {
   std::uint64_t drain_cycle() { return drain().issued; }
   // The clock the cycles of this interface count (the vector unit's).
   virtual sc_core::sc_time clock() const = 0;
+  // Elements per vector register (the golden interpreter replays with it).
+  virtual unsigned max_vl() const = 0;
 };
 
 }  // namespace flynn::vec

@@ -18,6 +18,7 @@
 #include "flynn/common/params.h"
 #include "flynn/vector/dispatch.h"
 #include "flynn/vector/isa.h"
+#include "flynn/vector/vector_program.h"
 
 namespace flynn {
 
@@ -40,7 +41,7 @@ struct scalar_unit_params {
   param_footprint footprint() const { return {}; }
 };
 
-class scalar_unit : public lt_initiator {
+class scalar_unit : public lt_initiator, public programmable_core {
  public:
   using params = scalar_unit_params;
   tlm::tlm_initiator_socket<32> mem;              // data memory
@@ -56,9 +57,13 @@ class scalar_unit : public lt_initiator {
   bool done() const { return done_; }
 
   std::string pending_work() const override;
-  bool runs_program() const override { return loaded_; }
-  bool programmable() const override { return true; }
-  std::uint64_t instructions_executed() const override { return instructions_.value(); }
+  programmable_core* as_core() override { return this; }
+  std::vector<std::string> program_kinds() const override { return {"vector"}; }
+  void load_program(const core_program& p) override;
+  bool has_program() const override { return loaded_; }
+  // max_vl: the vector unit's behind `vpu` (64 when none is bound).
+  core_limits limits() const override;
+  core_counts counts() const override { return {instructions(), instructions(), 0}; }
   void attach_trace(trace_sink& sink) override;
 
  private:

@@ -80,6 +80,7 @@ class vector_unit : public module, public vec::vector_dispatch_if {
                                 std::uint64_t earliest) override;
   vec::dispatch_result drain() override;
   sc_core::sc_time clock() const override { return clock_period(); }
+  unsigned max_vl() const override { return p_.max_vl; }
 
   void attach_trace(trace_sink& sink) override;
   void finish() override;

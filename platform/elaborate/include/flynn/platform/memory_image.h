@@ -29,7 +29,7 @@
 
 namespace flynn {
 
-class banked_memory;
+class backdoor_memory;
 
 struct memory_image {
   enum class kind { integer, binary32, binary64 };  // how the elements read in messages
@@ -48,25 +48,25 @@ memory_image parse_image(const nlohmann::json& entry, const std::string& path, c
 
 // Writes an image into a memory (through its functional view). Throws input_error if it
 // does not fit.
-void write_image(banked_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
+void write_image(backdoor_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,
                  const scenario_doc& sd);
 
 // Throws input_error unless the image lies inside the memory.
-void check_image_fits(const banked_memory& mem, const memory_image& img, unsigned elem_bytes,
+void check_image_fits(const backdoor_memory& mem, const memory_image& img, unsigned elem_bytes,
                       const std::string& path, const scenario_doc& sd);
 
 // Compares a memory's whole contents with a golden image, element by element; returns ""
 // or the first element that differs.
-std::string compare_memory(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes);
+std::string compare_memory(const backdoor_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes);
 
 // The end of a golden check: the memory's contents against the golden interpreter's, then
 // the scenario's expected images. Records passes in r.checks, the first failure as a
 // mismatch.
-void check_memory_results(const banked_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
+void check_memory_results(const backdoor_memory& mem, const std::vector<unsigned char>& golden, unsigned elem_bytes,
                           const std::vector<std::pair<std::string, memory_image>>& expect, run_result& r);
 
 // Compares an image with a memory's contents; returns "" or what differs, each value as
 // its image's kind reads it with its bits in hex ("is 23.5 (0x41bc0000), expected ...").
-std::string compare_image(const banked_memory& mem, const memory_image& img, unsigned elem_bytes);
+std::string compare_image(const backdoor_memory& mem, const memory_image& img, unsigned elem_bytes);
 
 }  // namespace flynn

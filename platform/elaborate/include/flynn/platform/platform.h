@@ -55,6 +55,7 @@ class platform final : public instance_lookup {
   std::string type_of(const std::string& instance) const override;
   // Target module bound to an initiator socket ("gen.out"), or nullptr.
   module* target_of(const std::string& initiator_socket) const override;
+  std::vector<std::string> core_instances() const override;
 
   void attach_trace(trace_sink& sink);
   // Whether a programmable block runs a program, and the instructions it executed.

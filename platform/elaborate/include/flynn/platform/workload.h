@@ -25,8 +25,6 @@
 namespace flynn {
 
 struct scenario_doc;
-class simt_core;
-class banked_memory;
 
 // The instances a workload names (workload.core, workload.memory), as the platform built
 // them: a workload asks for them by name and never sees the platform.
@@ -37,6 +35,8 @@ class instance_lookup {
   virtual std::string type_of(const std::string& instance) const = 0;  // its module type, "" if none
   // The module bound behind an initiator socket ("cpu.vpu"), or nullptr.
   virtual module* target_of(const std::string& initiator_socket) const = 0;
+  // The instances that are programmable cores (module::as_core), in scenario order.
+  virtual std::vector<std::string> core_instances() const = 0;
 };
 
 class workload {
@@ -46,25 +46,37 @@ class workload {
   virtual void check(run_result& r) const = 0;
 };
 
-// A kind of workload: the module type of the instance that runs it (workload.core), and
-// how to load it. load_workload picks one by that type.
+// A kind of workload: the program kind it builds (a core runs it when the core declares
+// that kind, programmable_core::program_kinds), the workload key that selects it among the
+// kinds building the same program kind (nullptr: none; the first match in table order wins),
+// and how to load it onto `core`. load_workload picks one.
+using workload_loader = std::unique_ptr<workload> (*)(module& core, const instance_lookup& modules, const scenario_doc& sd,
+                                                      const nlohmann::json& spec);
 struct workload_kind {
-  const char* core_type;
-  std::unique_ptr<workload> (*load)(const instance_lookup& modules, const scenario_doc& sd, const nlohmann::json& spec);
+  const char* name;          // "vector", "simt", "ptx"
+  const char* program_kind;  // core_program::kind() of what it loads
+  const char* selector;      // a key the workload must have, or nullptr
+  workload_loader load;
 };
-std::unique_ptr<workload> load_vector_workload(const instance_lookup& modules, const scenario_doc& sd,
+// Every kind of workload, in the order load_workload tries them.
+const std::vector<workload_kind>& workload_kinds();
+std::unique_ptr<workload> load_vector_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
                                                const nlohmann::json& spec);
-std::unique_ptr<workload> load_simt_workload(const instance_lookup& modules, const scenario_doc& sd,
+std::unique_ptr<workload> load_simt_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
                                              const nlohmann::json& spec);
 // A SIMT core's workload given as nvcc-generated PTX ("ptx" in the workload).
-std::unique_ptr<workload> load_ptx_workload(const instance_lookup& modules, const scenario_doc& sd,
+std::unique_ptr<workload> load_ptx_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,
                                             const nlohmann::json& spec);
+
+// workload.memory: the memory instance a workload fills and checks (a module with backdoor
+// access). Throws input_error naming the instance when there is none such.
+backdoor_memory& workload_memory(const instance_lookup& modules, const scenario_doc& sd, const nlohmann::json& spec);
 
 // The end of a SIMT core's run with its golden interpreter (`golden`: its name in messages):
 // `interpret` runs on `global` (the initial global memory) with the core's limits; its fault,
 // or thread instructions other than the core's, is a mismatch; then the final memory against
 // the interpreter's and the expected images (check_memory_results). True when all held.
-bool check_simt_run(const simt_core& core, const banked_memory& mem, std::vector<unsigned char> global,
+bool check_simt_run(const module& core, const backdoor_memory& mem, std::vector<unsigned char> global,
                     const std::vector<std::pair<std::string, memory_image>>& expect, const std::string& golden,
                     const std::function<simt::interp_result(std::vector<unsigned char>&, const simt::interp_config&)>& interpret,
                     run_result& r);
