@@ -16,6 +16,8 @@
 namespace flynn {
 
 void register_builtin_modules(module_registry& r) {
+  // The debug flags several families report; each family adds its own with its types.
+  for (const debug_flag* f : {&debug_exec, &debug_mem, &debug_tlm, &debug_sched, &debug_barrier}) r.add_debug_flag(*f);
   r.add<banked_memory>("banked_memory",
                        "banked memory: N banks behind shared/load/store ports (TLM-2.0 target)");
   r.add<cache>("cache",
@@ -46,8 +48,10 @@ void register_builtin_modules(module_registry& r) {
   r.add<gmma_unit>("gmma_unit",
                    "GMMA state machine: runs a warpgroup's wgmma (start barrier, A per warp, B multicast, write-back)");
   r.add_link<gmma_if>("gmma");
+  r.add_debug_flag(debug_gmma);
   r.add<tma_loader>("tma_loader", "TMA-style bulk tensor loader: global to shared copies driven by tensor descriptors");
   r.add_link<tma_if>("tma");
+  r.add_debug_flag(debug_tma);
 }
 
 }  // namespace flynn

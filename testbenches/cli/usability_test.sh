@@ -210,7 +210,7 @@ stdout_has ": top.gmma: GMMA: wgmma m64n64k16 of warpgroup 0: warps arrived"
 stdout_has ": top.tma: TMA: load 1: 8 rows of 128 B"
 flynn run "$DIV" --debug Exce
 expect_rc 2
-stderr_has "--debug: expected debug flags (Exec, Mem, TLM, Sched, GMMA, TMA, Barrier, All); did you mean 'Exec'?, found 'Exce'"
+stderr_has "--debug: expected debug flags (Exec, Mem, TLM, Sched, Barrier, GMMA, TMA, All); did you mean 'Exec'?, found 'Exce'"
 flynn run "$DIV" --debug-window 1:2
 expect_rc 2
 stderr_has "expected --debug FLAGS with it"

@@ -11,6 +11,7 @@
 
 #include "flynn/common/lt_initiator.h"
 #include "flynn/common/module.h"
+#include "flynn/common/registry.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/tlm/wavefront_extension.h"
 
@@ -220,21 +221,51 @@ TEST_CASE("debug lines are sc_reports of type flynn/debug/FLAG, within the flags
   clocked m("probe", [](clocked&) {});
   sc_core::sc_report_handler::set_handler(capture);
   debug_reports.clear();
-  m.debug(module::debug_exec, 5, "off");  // no flag set: nothing
-  m.set_debug(module::debug_exec | module::debug_tlm, 10, 20);
-  m.debug(module::debug_exec, 9, "before the window");
-  m.debug(module::debug_exec, 10, "first");
-  m.debug(module::debug_mem, 12, "a flag not set");
-  m.debug(module::debug_tlm, 19, "last");
-  m.debug(module::debug_tlm, 20, "after the window");
+  m.debug(flynn::debug_exec, 5, "off");  // no flag set: nothing
+  m.set_debug({&flynn::debug_exec, &flynn::debug_tlm}, 10, 20);
+  m.debug(flynn::debug_exec, 9, "before the window");
+  m.debug(flynn::debug_exec, 10, "first");
+  m.debug(flynn::debug_mem, 12, "a flag not set");
+  m.debug(flynn::debug_tlm, 19, "last");
+  m.debug(flynn::debug_tlm, 20, "after the window");
   // An embedding platform keeps control: actions per message type.
   sc_core::sc_report_handler::set_actions("flynn/debug/TLM", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  m.debug(module::debug_tlm, 15, "silenced");
+  m.debug(flynn::debug_tlm, 15, "silenced");
   sc_core::sc_report_handler::set_actions("flynn/debug/TLM", sc_core::SC_INFO, sc_core::SC_DISPLAY);
   sc_core::sc_report_handler::set_handler(sc_core::sc_report_handler::default_handler);
   REQUIRE(debug_reports.size() == 2);
   CHECK(debug_reports[0] == "flynn/debug/Exec | 10: probe: Exec: first");
   CHECK(debug_reports[1] == "flynn/debug/TLM | 19: probe: TLM: last");
-  CHECK_FALSE(m.debugging(module::debug_mem));
-  CHECK(module::debug_flags().size() == 7);
+  CHECK_FALSE(m.debugging(flynn::debug_mem));
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  std::vector<std::string> names;
+  for (const flynn::debug_flag* f : reg.debug_flags()) names.emplace_back(f->name);
+  CHECK(names == std::vector<std::string>{"Exec", "Mem", "TLM", "Sched", "Barrier", "GMMA", "TMA"});
+}
+
+namespace {
+// A family of the user's own declares its flag beside its module types.
+constexpr flynn::debug_flag debug_probe{"Probe", "a probe's samples"};
+}  // namespace
+
+TEST_CASE("a family's own debug flag: registered once, reported under its name, off unless set") {
+  flynn::module_registry reg;
+  flynn::register_builtin_modules(reg);
+  reg.add_debug_flag(debug_probe);
+  reg.add_debug_flag(debug_probe);
+  REQUIRE(reg.debug_flags().size() == 8);
+  CHECK(reg.debug_flags().back() == &debug_probe);
+  clocked m("probe", [](clocked&) {});
+  sc_core::sc_report_handler::set_handler(capture);
+  debug_reports.clear();
+  m.debug(debug_probe, 1, "off");
+  m.set_debug({&debug_probe});
+  CHECK(m.debugging(debug_probe));
+  CHECK_FALSE(m.debugging(flynn::debug_exec));
+  m.debug(debug_probe, 2, "sample 7");
+  m.debug(flynn::debug_exec, 3, "not set");
+  sc_core::sc_report_handler::set_handler(sc_core::sc_report_handler::default_handler);
+  REQUIRE(debug_reports.size() == 1);
+  CHECK(debug_reports[0] == "flynn/debug/Probe | 2: probe: Probe: sample 7");
 }

@@ -30,28 +30,10 @@ void module::log(int verbosity, const std::string& msg) const {
                                      sc_core::SC_NONE, __FILE__, __LINE__);
 }
 
-const std::vector<module::debug_flag_info>& module::debug_flags() {
-  static const std::vector<debug_flag_info> f = {
-      {debug_exec, "Exec", "instructions issued: warp, PC, active mask, the instruction with its operands"},
-      {debug_mem, "Mem", "memory accesses: a memory's requests (address, size, lanes, wavefronts, latency), a "
-                         "load/store unit's warp accesses and their transactions"},
-      {debug_tlm, "TLM", "blocking TLM transactions a module sends: socket, command, address, size, lanes, "
-                         "response, issue and response cycles"},
-      {debug_sched, "Sched", "scheduling: thread blocks launched into block slots, and the launch finished"},
-      {debug_gmma, "GMMA", "wgmma phases (start barrier, operands, math, write-back) and mma.sync"},
-      {debug_tma, "TMA", "bulk tensor copies: issue, rows, completion"},
-      {debug_barrier, "Barrier", "bar.sync arrivals and releases, mbarrier operations"},
-  };
-  return f;
-}
-
-void module::debug(unsigned flag, std::uint64_t cycle, const std::string& what) const {
+void module::debug(const debug_flag& flag, std::uint64_t cycle, const std::string& what) const {
   if (!debugging(flag) || cycle < debug_from_ || cycle >= debug_to_) return;
-  const char* flag_name = "?";
-  for (const auto& f : debug_flags())
-    if (f.flag == flag) flag_name = f.name;
-  const std::string type = std::string("flynn/debug/") + flag_name;
-  const std::string msg = std::to_string(cycle) + ": " + name() + ": " + flag_name + ": " + what;
+  const std::string type = std::string("flynn/debug/") + flag.name;
+  const std::string msg = std::to_string(cycle) + ": " + name() + ": " + flag.name + ": " + what;
   sc_core::sc_report_handler::report(sc_core::SC_INFO, type.c_str(), msg.c_str(), sc_core::SC_NONE, __FILE__,
                                      __LINE__);
 }

@@ -105,7 +105,7 @@ const char* run_usage =
     "                          debug (default low); INSTANCE=LEVEL for one module (top.sm)\n"
     "  --debug FLAGS           a line on stdout for each event of the comma-separated flags\n"
     "                          (cycle, instance, flag, what happened): Exec, Mem, TLM, Sched,\n"
-    "                          GMMA, TMA, Barrier, or All (flynn run --debug help lists them)\n"
+    "                          Barrier, GMMA, TMA, or All (flynn run --debug help lists them)\n"
     "  --debug-window START:END  only cycles START (inclusive) to END (exclusive)\n"
     "  --debug-modules PATTERN only modules whose name or instance name matches a glob of\n"
     "                          the comma-separated PATTERN\n"
@@ -355,21 +355,24 @@ int cmd_validate(const options& o) {
   return 0;
 }
 
-// --debug FLAGS: the module debug flags named ("Exec,Mem"; "All": every one).
-unsigned debug_flags_of(const std::string& spec) {
-  unsigned flags = 0;
+// --debug FLAGS: the debug flags named ("Exec,Mem"; "All": every one the registry's families declare).
+std::vector<const debug_flag*> debug_flags_of(const std::string& spec, const module_registry& reg) {
+  std::vector<const debug_flag*> flags;
   std::stringstream ss(spec);
   std::string f;
   std::vector<std::string> names;
-  for (const auto& d : module::debug_flags()) names.emplace_back(d.name);
+  for (const debug_flag* d : reg.debug_flags()) names.emplace_back(d->name);
+  auto add = [&](const debug_flag* d) {
+    if (std::find(flags.begin(), flags.end(), d) == flags.end()) flags.push_back(d);
+  };
   while (std::getline(ss, f, ',')) {
     if (f == "All" || f == "all") {
-      for (const auto& d : module::debug_flags()) flags |= d.flag;
+      for (const debug_flag* d : reg.debug_flags()) add(d);
       continue;
     }
-    unsigned found = 0;
-    for (const auto& d : module::debug_flags())
-      if (strcasecmp(f.c_str(), d.name) == 0) found = d.flag;
+    const debug_flag* found = nullptr;
+    for (const debug_flag* d : reg.debug_flags())
+      if (strcasecmp(f.c_str(), d->name) == 0) found = d;
     if (!found) {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
@@ -377,7 +380,7 @@ unsigned debug_flags_of(const std::string& spec) {
       throw input_error("command line: --debug: expected debug flags (" + all + ", All)" +
                         (hint.empty() ? "" : "; " + hint) + ", found '" + f + "'");
     }
-    flags |= found;
+    add(found);
   }
   return flags;
 }
@@ -436,7 +439,7 @@ int cmd_run(const options& o) {
     for (auto* m : p.modules())
       if (m->as_core()) m->as_core()->check_hazards(false);
   if (!o.debug.empty()) {  // each module's window in its own clock's cycles
-    const unsigned flags = debug_flags_of(o.debug);
+    const std::vector<const debug_flag*> flags = debug_flags_of(o.debug, reg);
     const auto [from, to] = window_of("--debug-window", o.debug_window);
     const sc_core::sc_time period(p.spec().clock_ns, sc_core::SC_NS);
     bool any = false;
@@ -613,8 +616,10 @@ int cli_main(int argc, char** argv) {
     o.command_line[0] = "flynn";
     if (o.debug == "help") {  // flynn run --debug help
       std::cout << "debug flags (flynn run --debug FLAG,FLAG...; All: every one):\n";
-      for (const auto& f : module::debug_flags())
-        std::cout << "  " << std::left << std::setw(9) << f.name << f.description << "\n";
+      module_registry reg;
+      register_builtin_modules(reg);
+      for (const debug_flag* f : reg.debug_flags())
+        std::cout << "  " << std::left << std::setw(9) << f->name << f->description << "\n";
       return 0;
     }
     if (cmd == "list") return cmd_list(o);

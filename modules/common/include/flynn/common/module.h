@@ -11,6 +11,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/debug_flag.h"
 #include "flynn/common/programmable_core.h"
 #include "flynn/common/stats.h"
 #include "flynn/common/trace.h"
@@ -126,35 +127,24 @@ class module : public sc_core::sc_module {
   }
   void log(int verbosity, const std::string& msg) const;
 
-  // Debug output: named flags, one per family of events (debug_flags lists them). With a
-  // flag set, the module reports each such event as an info report of type
-  // "flynn/debug/NAME" (NAME: Exec, Mem, ...), its message "CYCLE: INSTANCE: NAME: what
-  // happened", at verbosity SC_NONE: an embedding platform can route, count or silence
-  // them with sc_report_handler. Events outside the cycle window [from, to) of this
-  // module's clock are not reported. Off (no flag) the cost is one test of a member.
-  enum debug_flag : unsigned {
-    debug_exec = 1u << 0,     // instructions issued: warp, PC, active mask, the instruction
-    debug_mem = 1u << 1,      // memory accesses as a memory or a load/store unit sees them
-    debug_tlm = 1u << 2,      // TLM transactions sent: socket, command, address, size, lanes, latency
-    debug_sched = 1u << 3,    // scheduling: blocks launched into block slots, the launch finished
-    debug_gmma = 1u << 4,     // wgmma and mma.sync phases
-    debug_tma = 1u << 5,      // bulk tensor copies
-    debug_barrier = 1u << 6,  // barriers and mbarriers
-  };
-  struct debug_flag_info {
-    unsigned flag;
-    const char* name;
-    const char* description;
-  };
-  static const std::vector<debug_flag_info>& debug_flags();
-  void set_debug(unsigned flags, std::uint64_t from = 0, std::uint64_t to = ~std::uint64_t(0)) {
-    debug_flags_ = flags;
+  // Debug output: named flags (debug_flag.h), one per family of events, each declared by
+  // the family that reports it. With a flag set, the module reports each such event as an
+  // info report of type "flynn/debug/NAME" (NAME: Exec, Mem, ...), its message "CYCLE:
+  // INSTANCE: NAME: what happened", at verbosity SC_NONE: an embedding platform can route,
+  // count or silence them with sc_report_handler. Events outside the cycle window [from, to)
+  // of this module's clock are not reported. Off (no flag) the cost is one test of a member.
+  void set_debug(std::vector<const debug_flag*> flags, std::uint64_t from = 0, std::uint64_t to = ~std::uint64_t(0)) {
+    debug_on_ = std::move(flags);
     debug_from_ = from;
     debug_to_ = to;
   }
-  bool debugging(unsigned flag) const { return (debug_flags_ & flag) != 0; }
+  bool debugging(const debug_flag& flag) const {
+    for (const debug_flag* f : debug_on_)
+      if (f == &flag) return true;
+    return false;
+  }
   // Reports `what` under `flag` at `cycle` (of this module's clock), inside the window.
-  void debug(unsigned flag, std::uint64_t cycle, const std::string& what) const;
+  void debug(const debug_flag& flag, std::uint64_t cycle, const std::string& what) const;
 
  protected:
   // Reports a simulated fault (bad address, protocol violation seen by this module...).
@@ -259,7 +249,7 @@ class module : public sc_core::sc_module {
     return c;
   }
   int log_level_ = -1;  // -1: the global verbosity
-  unsigned debug_flags_ = 0;
+  std::vector<const debug_flag*> debug_on_;
   std::uint64_t debug_from_ = 0, debug_to_ = ~std::uint64_t(0);
 };
 

@@ -65,6 +65,14 @@ class module_registry {
   }
   const std::vector<link_type>& links() const { return links_; }
 
+  // A family's debug flag (debug_flag.h), listed by --debug help in the order added.
+  void add_debug_flag(const debug_flag& f) {
+    for (const debug_flag* d : debug_flags_)
+      if (d == &f) return;
+    debug_flags_.push_back(&f);
+  }
+  const std::vector<const debug_flag*>& debug_flags() const { return debug_flags_; }
+
   template <class M>
   void add(const std::string& name, const std::string& description) {
     using P = typename M::params;
@@ -102,6 +110,7 @@ class module_registry {
  private:
   std::map<std::string, module_type> types_;
   std::vector<link_type> links_;
+  std::vector<const debug_flag*> debug_flags_;
 };
 
 // Registers every module type shipped with Flynn.

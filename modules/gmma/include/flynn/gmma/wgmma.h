@@ -18,6 +18,7 @@
 
 #include <systemc>
 
+#include "flynn/common/debug_flag.h"
 #include "flynn/gmma/matrix_descriptor.h"
 #include "flynn/regfile/warp_register.h"
 #include "flynn/tensor/numeric.h"
@@ -100,6 +101,9 @@ struct mma_sync_request {
   unsigned d_reg = 0, a_reg = 0, b_reg = 0, c_reg = 0;
   std::string where;
 };
+
+// The GMMA family's debug flag (flynn run --debug GMMA).
+inline constexpr debug_flag debug_gmma{"GMMA", "wgmma phases (start barrier, operands, math, write-back) and mma.sync"};
 
 class gmma_if : public virtual sc_core::sc_interface {
  public:

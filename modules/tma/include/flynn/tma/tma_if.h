@@ -10,10 +10,14 @@
 
 #include <systemc>
 
+#include "flynn/common/debug_flag.h"
 #include "flynn/sync/tx_barrier.h"
 #include "flynn/tma/tensor_descriptor.h"
 
 namespace flynn {
+
+// The TMA family's debug flag (flynn run --debug TMA).
+inline constexpr debug_flag debug_tma{"TMA", "bulk tensor copies: issue, rows, completion"};
 
 class tma_if : public virtual sc_core::sc_interface {
  public:
