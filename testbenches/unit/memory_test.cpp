@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "flynn/common/lt_initiator.h"
 #include "flynn/memory/banked_memory.h"
 #include "flynn/tlm/payload.h"
 #include "flynn/tlm/response_bound_extension.h"
@@ -826,4 +827,64 @@ TEST_CASE("cycle_buckets: taken out by cycle, then in the order added, only up t
   q.take_through(100, [&](int v) { got.push_back(v); });
   CHECK(got == std::vector<int>{2, 5, 4, 6, 1, 3});
   CHECK(q.empty());
+}
+
+// An LT initiator that keeps its own local time (module::keeps_local_time): it may be served
+// at once, ahead of simulated time, only while no other process can act first.
+namespace {
+struct local_time_initiator : flynn::lt_initiator {
+  tlm::tlm_initiator_socket<32> socket;
+  std::function<void(local_time_initiator&)> body;
+  bool local_time;
+  SC_HAS_PROCESS(local_time_initiator);
+  local_time_initiator(const sc_core::sc_module_name& n, bool keeps, std::function<void(local_time_initiator&)> b)
+      : flynn::lt_initiator(n, 1.0), socket("socket"), body(std::move(b)), local_time(keeps) {
+    socket.bind(*this);
+    SC_THREAD(run);
+  }
+  bool keeps_local_time() const override { return local_time; }
+  void run() { body(*this); }
+  // A read at cycle `at`: (its completion cycle, the simulated cycle when the call returned).
+  std::pair<std::uint64_t, std::uint64_t> read(std::uint64_t addr, std::uint64_t at) {
+    std::uint64_t v = 0;
+    const flynn::transport_result r = transport(socket, tlm::TLM_READ_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 8, at);
+    return {r.done, to_cycles(sc_core::sc_time_stamp())};
+  }
+};
+}  // namespace
+
+TEST_CASE("an initiator keeping its own local time is served at once while it is alone - in time order otherwise") {
+  auto p = memory_params(16, 11);
+  p.shared_ports = 2;
+  p.multiported_banks = false;
+  banked_memory mem("mem", p);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ahead;
+  std::uint64_t done_other = 0;
+  local_time_initiator fast("fast", true, [&](local_time_initiator& i) {
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));  // (at 0 every process is still to start)
+    ahead.push_back(i.read(0, 5));   // alone: nothing else is due before cycle 20
+    ahead.push_back(i.read(0, 30));   // `other` acts at 20: the call waits for cycle 30
+  });
+  local_time_initiator other("other", false, [&](local_time_initiator& i) {
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_NS));
+    done_other = i.read(16 * 8, 20).first;  // the same bank, at cycle 20
+  });
+  fast.socket.bind(mem.port(0));
+  other.socket.bind(mem.port(1));
+  run();
+  REQUIRE(ahead.size() == 2);
+  CHECK(ahead[0] == std::pair<std::uint64_t, std::uint64_t>{16, 1});  // served at once, time still 1
+  CHECK(done_other == 31);  // the bank from 20 to 31, before `fast`'s call for 30
+  CHECK(ahead[1].first == 42);
+  CHECK(ahead[1].second == 30);  // it waited for its cycle
+  CHECK(stat(mem, "call_order_grants") == 0);
+}
+
+TEST_CASE("an initiator without its own local time waits for its cycle even when alone") {
+  banked_memory mem("mem", memory_params(16, 11));
+  std::pair<std::uint64_t, std::uint64_t> r;
+  local_time_initiator slow("slow", false, [&](local_time_initiator& i) { r = i.read(0, 5); });
+  slow.socket.bind(mem.port(0));
+  run();
+  CHECK(r == std::pair<std::uint64_t, std::uint64_t>{16, 5});
 }

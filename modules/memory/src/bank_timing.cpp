@@ -389,7 +389,7 @@ void banked_memory::book_waves() {
 void banked_memory::forget_past() {
   if (++since_forget_ < 256) return;
   since_forget_ = 0;
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  const std::uint64_t now = std::max(to_cycles(sc_core::sc_time_stamp()), served_alone_until_);
   for (auto& b : banks_) b.forget_before(now);
   waves_.erase(std::remove_if(waves_.begin(), waves_.end(), [now](const wave& w) { return w.to <= now; }), waves_.end());
   for (auto& ps : ports_) ps->calendar.forget_before(now);

@@ -195,7 +195,14 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   }
   const std::uint64_t arrival = arrival_cycle(delay);
   const auto caller = sc_core::sc_get_current_process_handle();
-  const bool thread = caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_;
+  // A caller that keeps its own local time and that no other process can act before
+  // (alone_until) is served at once, ahead of simulated time: no request can come earlier or
+  // in its cycle, so time order holds.
+  bool thread = caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_;
+  if (thread && keeps_local_time(caller) && alone_until(arrival)) {
+    thread = false;
+    served_alone_until_ = std::max(served_alone_until_, arrival);
+  }
   if (p_.lt_time_order && thread) wait_until(arrival);  // then granted with that cycle's batch
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (to_time(arrival) == now && thread) {
@@ -213,6 +220,17 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   const timing t = reserve(ps, gp, arrival, p_.latency);
   move_data(gp, port);
   delay = to_time(t.done) - now;
+}
+
+// Whether the module that owns process `caller` keeps its own local time (the last caller's
+// answer is kept: a memory mostly hears from the same few threads).
+bool banked_memory::keeps_local_time(const sc_core::sc_process_handle& caller) {
+  if (caller != last_caller_) {
+    last_caller_ = caller;
+    const auto* m = dynamic_cast<const module*>(caller.get_parent_object());
+    last_caller_local_time_ = m && m->keeps_local_time();
+  }
+  return last_caller_local_time_;
 }
 
 // ---------------------------------------------------------------------------- AT

@@ -378,6 +378,8 @@ run_result platform::simulate(std::uint64_t max_cycles) {
   run_result r;
   const sc_core::sc_time clock(spec_.clock_ns, sc_core::SC_NS);
   sc_core::sc_report_handler::set_actions("flynn/fault", sc_core::SC_ERROR, sc_core::SC_THROW);
+  const sc_core::sc_time run_limit = max_cycles ? module::to_time(max_cycles, clock) : sc_core::sc_max_time();
+  for (auto* m : modules_) m->set_run_limit(run_limit);
   try {
     if (progress_) {  // in slices of simulated time, reporting between them
       const sc_core::sc_time slice = module::to_time(10000, clock);

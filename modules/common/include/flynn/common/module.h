@@ -66,6 +66,28 @@ class module : public sc_core::sc_module {
     const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
     return when > now ? when - now : sc_core::SC_ZERO_TIME;
   }
+  // The simulated time at which the run will be stopped (sc_max_time(): none): a platform
+  // that runs to a limit sets it on every module, so that no model acts ahead of simulated
+  // time past the point where the run ends.
+  void set_run_limit(const sc_core::sc_time& t) { run_limit_ = t; }
+  const sc_core::sc_time& run_limit() const { return run_limit_; }
+  // Whether no other process can act before cycle n (of this clock) is over: nothing else is
+  // runnable now and the next pending activity comes after cycle n, which is before the run's
+  // limit. A target may then serve a request of cycle n from a thread that keeps its own
+  // local time (keeps_local_time) at once, ahead of simulated time: nothing can be ordered
+  // differently than had the thread waited for cycle n.
+  bool alone_until(std::uint64_t n) const {
+    const sc_core::sc_time at = to_time(n);
+    if (at >= run_limit_) return false;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    return sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
+  }
+  // An initiator whose threads keep a local time of their own ahead of simulated time (a
+  // quantum keeper): each request carries its local time in its delay annotation, the times
+  // of its requests never decrease, and nothing it does reads simulated time as its own. A
+  // time-ordered target may serve such a thread at once when it is alone (alone_until)
+  // instead of making it wait for the request's cycle.
+  virtual bool keeps_local_time() const { return false; }
   // Waits (from a thread) until cycle n when it is still ahead; never goes back.
   void wait_until(std::uint64_t n) {
     const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
@@ -232,6 +254,7 @@ class module : public sc_core::sc_module {
   std::size_t next_transport_id_ = 0;
 
   sc_core::sc_time clock_;
+  sc_core::sc_time run_limit_ = sc_core::sc_max_time();
   struct conversion {
     sc_core::sc_time::value_type time = ~sc_core::sc_time::value_type(0);  // (none yet: no sc_time is this)
     std::uint64_t floor = 0, ceil = 0;

@@ -236,6 +236,9 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
   void unwatch(const tlm::tlm_generic_payload* gp);
   unsigned since_forget_ = 0;
+  // The latest cycle served at once to a caller alone until it (b_transport): no request can
+  // come for an earlier cycle, so the bookings that ended before it are the past too.
+  std::uint64_t served_alone_until_ = 0;
   void forget_past();
   std::vector<std::pair<unsigned, std::uint64_t>> scratch_;  // (bank, word) of a request
   std::vector<unsigned> bank_scratch_;                        // the banks of a range of words
@@ -250,6 +253,9 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
       conflicts_, bank_stall_, port_stall_, errors_, dbg_, call_order_grants_, atomics_;
   std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
   void note_call_order(unsigned port, std::uint64_t arrival);
+  bool keeps_local_time(const sc_core::sc_process_handle& caller);
+  sc_core::sc_process_handle last_caller_;
+  bool last_caller_local_time_ = false;
   std::vector<stat_counter> bank_accesses_, port_requests_;
 
   // Tracing: busy intervals merged per bank / port before they are recorded.

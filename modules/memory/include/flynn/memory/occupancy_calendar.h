@@ -44,6 +44,11 @@ class occupancy_calendar {
 
   // The tag of the latest booking that ends at or before `c`; false if none.
   bool previous(std::uint64_t c, std::uint64_t& tag) const {
+    if (head_ == busy_.size()) return false;
+    if (c >= busy_.back().to) {  // the usual case: after everything booked
+      tag = busy_.back().tag;
+      return true;
+    }
     auto it = first_ending_after(c);  // every booking before it ends at or before c
     if (it == busy_.begin() + static_cast<std::ptrdiff_t>(head_)) return false;
     tag = std::prev(it)->tag;

@@ -117,6 +117,8 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
     return traffic_golden_replay(p_, image) == read_sum_;
   }
   bool done() const { return done_; }
+  // LT: one thread issuing at its planned cycles, in order, ahead of simulated time.
+  bool keeps_local_time() const override { return !p_.at; }
   std::uint64_t requests_done() const { return completed_.value(); }
   std::string pending_work() const override;
   std::string socket_lanes(const std::string& s) const override {
