@@ -436,13 +436,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty() && pending_.first(w) != pending_.none) overlay(w, when, lo, hi, b);
         if (answer_later) {
-          if (!watched) {
-            watched = &watched_[&gp];
-            if (watched->capacity() == 0 && !spare_watch_lists_.empty()) {
-              watched->swap(spare_watch_lists_.back());
-              spare_watch_lists_.pop_back();
-            }
-          }
+          if (!watched) watched = &watch_list_of(&gp);
           watched->emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
         } else if (p_.lt_race_fault && when >= now) {
           lt_reads_.remove_if(w, [now](const lt_read& r) { return r.cycle < now; });  // past: cannot race
@@ -589,13 +583,27 @@ void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
   }
 }
 
+// The watch records of `gp`'s read, made empty (reusing an emptied list's capacity) if none.
+banked_memory::watch_list& banked_memory::watch_list_of(const tlm::tlm_generic_payload* gp) {
+  for (auto it = watched_.rbegin(); it != watched_.rend(); ++it)
+    if (it->first == gp) return it->second;
+  watched_.emplace_back(gp, watch_list{});
+  if (!spare_watch_lists_.empty()) {
+    watched_.back().second.swap(spare_watch_lists_.back());
+    spare_watch_lists_.pop_back();
+  }
+  return watched_.back().second;
+}
+
 void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
-  const auto it = watched_.find(gp);
-  if (it == watched_.end()) return;
+  auto it = watched_.rbegin();
+  while (it != watched_.rend() && it->first != gp) ++it;
+  if (it == watched_.rend()) return;
   for (const auto& [w, slot] : it->second) watch_.remove(w, slot);
   it->second.clear();
   spare_watch_lists_.push_back(std::move(it->second));
-  watched_.erase(it);
+  std::swap(*it, watched_.back());
+  watched_.pop_back();
 }
 
 // A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in

@@ -155,7 +155,7 @@ bool vector_unit::start_memory_group(flight& f) {
     }
     s = std::max(s, f.store ? operand_ready(data_reg, e, f.chain_a, *f.wa) : dr.read_until[e]);
   }
-  auto rq = std::make_unique<request>();
+  request* rq = new_request();
   rq->f = &f;
   rq->begin = g;
   rq->end = end;
@@ -179,6 +179,7 @@ bool vector_unit::start_memory_group(flight& f) {
                   : f.ops.base + static_cast<std::uint64_t>(static_cast<std::int64_t>(e) * static_cast<std::int64_t>(f.vs) * 8);
     if (addr % 8 != 0) {
       gp->release();
+      free_request(*rq);
       set_fault(f, "element " + std::to_string(e) + ": misaligned address " + hex(addr));
       return false;
     }
@@ -210,6 +211,7 @@ bool vector_unit::start_memory_group(flight& f) {
   if (n == 0) {  // nothing to move: the group is done at its cycle
     gp->release();
     group_done(*rq, s);
+    free_request(*rq);
     return true;
   }
   unsigned first_lane = 0;
@@ -240,9 +242,11 @@ bool vector_unit::start_memory_group(flight& f) {
     }
   }
   rq->gp = gp;
+  rq->owner.owner = this;
+  rq->owner.record = rq;
+  gp->set_extension(&rq->owner);
   ++f.responses_due;
   port.requests_out.push(gp, to_time(rq->start));
-  requests_.emplace(gp, std::move(rq));
   return true;
 }
 
@@ -261,12 +265,13 @@ void vector_unit::group_done(const request& rq, std::uint64_t done) {
 void vector_unit::complete(request& rq, std::uint64_t done) {
   flight& f = *rq.f;
   tlm::tlm_generic_payload& gp = *rq.gp;
-  const std::string group = "element group " + std::to_string(f.elems[rq.begin]) + ".." +
-                            std::to_string(f.elems[rq.end - 1]);
+  const auto group = [&] {
+    return "element group " + std::to_string(f.elems[rq.begin]) + ".." + std::to_string(f.elems[rq.end - 1]);
+  };
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    set_fault(f, group + " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string());
+    set_fault(f, group() + " (first active at address " + hex(gp.get_address()) + "): " + gp.get_response_string());
   } else if (p_.lanes > 1 && !rq.ext.acknowledged) {
-    set_fault(f, group + ": the memory ignored the lanes extension (a multi-lane vector unit needs a lanes-aware "
+    set_fault(f, group() + ": the memory ignored the lanes extension (a multi-lane vector unit needs a lanes-aware "
                          "memory such as banked_memory)");
   } else if (!f.store) {
     const unsigned char* buf = gp.get_data_ptr();
@@ -280,8 +285,9 @@ void vector_unit::complete(request& rq, std::uint64_t done) {
   group_done(rq, done);
   --f.responses_due;
   if (p_.lanes > 1) gp.clear_extension(&rq.ext);
+  gp.clear_extension(&rq.owner);
   gp.release();
-  requests_.erase(&gp);
+  free_request(rq);
   advance();
 }
 
@@ -338,19 +344,46 @@ vec::dispatch_result vector_unit::drain() {
 
 // ---------------------------------------------------------------------------- memory ports
 
+vector_unit::request* vector_unit::new_request() {
+  if (free_requests_.empty()) {
+    requests_.push_back(std::make_unique<request>());
+    return requests_.back().get();
+  }
+  request* rq = free_requests_.back();
+  free_requests_.pop_back();
+  return rq;
+}
+
+// Back to the free records, as a new one would be (prev_ready keeps its capacity).
+void vector_unit::free_request(request& rq) {
+  rq.f = nullptr;
+  rq.begin = rq.end = 0;
+  rq.start = 0;
+  rq.first = false;
+  rq.prev_ready.clear();
+  rq.gp = nullptr;
+  rq.ext = lanes_extension{};
+  free_requests_.push_back(&rq);
+}
+
+vector_unit::request* vector_unit::request_of(const tlm::tlm_generic_payload& gp) const {
+  request* rq = owner_extension::record_of<request>(gp, this);
+  return rq && rq->gp == &gp ? rq : nullptr;
+}
+
 // Sends the port's queued requests, one at a time (a new BEGIN_REQ only once the previous
 // request's END_REQ has come), each for its group's cycle.
 void vector_unit::send_requests(mem_port& port) {
   port.requests_out.send(
       port.socket, end_resp_owed_,
-      [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) { complete(*requests_.at(gp), to_cycles_ceil(at)); },
+      [this](tlm::tlm_generic_payload* gp, const sc_core::sc_time& at) { complete(*request_of(*gp), to_cycles_ceil(at)); },
       [this] { fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP"); });
 }
 
 tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic_payload& gp,
                                                 tlm::tlm_phase& ph, sc_core::sc_time& delay) {
-  const auto it = requests_.find(&gp);
-  if (it == requests_.end()) {
+  request* rq = request_of(gp);
+  if (!rq) {
     fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
     return tlm::TLM_COMPLETED;
   }
@@ -362,7 +395,7 @@ tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic
   }
   if (ph == tlm::BEGIN_RESP) {
     if (port.requests_out.end_req(&gp, at)) send_requests(port);  // BEGIN_RESP is an implicit END_REQ
-    complete(*it->second, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+    complete(*rq, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
   fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
@@ -375,8 +408,9 @@ std::string vector_unit::pending_work() const {
   if (flights_.empty()) return {};
   const request* stuck = nullptr;
   bool end_req = false;
-  for (const auto& [gp, rq] : requests_) {
-    const bool waits = rq->f->port->requests_out.open() == gp;
+  for (const auto& rq : requests_) {
+    if (!rq->gp) continue;  // free
+    const bool waits = rq->f->port->requests_out.open() == rq->gp;
     if (!stuck || std::make_tuple(!waits, rq->f->seq, rq->begin) < std::make_tuple(!end_req, stuck->f->seq, stuck->begin)) {
       stuck = rq.get();
       end_req = waits;

@@ -132,8 +132,11 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
 // A run stopped by a fault leaves requests in flight; their payloads must not take the
 // lanes extensions (members of the request records) with them when the pool goes.
 vector_unit::~vector_unit() {
-  for (auto& [gp, rq] : requests_)
-    if (gp->get_extension<lanes_extension>() == &rq->ext) gp->clear_extension(&rq->ext);
+  for (auto& rq : requests_) {
+    if (!rq->gp) continue;
+    if (rq->gp->get_extension<lanes_extension>() == &rq->ext) rq->gp->clear_extension(&rq->ext);
+    if (rq->gp->get_extension<owner_extension>() == &rq->owner) rq->gp->clear_extension(&rq->owner);
+  }
 }
 
 vector_unit::initiator_socket& vector_unit::port(unsigned i) { return ports_.at(i)->socket; }
@@ -209,17 +212,32 @@ void vector_unit::count_ops(std::uint64_t cycle, unsigned n) {
     ops_started_ = true;
     ops_base_ = cycle;
   }
-  ops_window_[std::max(cycle, ops_base_)] += n;  // elements start at or after their issue
+  const std::uint64_t c = std::max(cycle, ops_base_);  // elements start at or after their issue
+  if (ops_head_ < ops_window_.size() && ops_window_.back().first < c) {  // the usual case: a later cycle
+    ops_window_.emplace_back(c, n);
+    return;
+  }
+  const auto it = std::lower_bound(ops_window_.begin() + static_cast<std::ptrdiff_t>(ops_head_), ops_window_.end(), c,
+                                   [](const std::pair<std::uint64_t, std::uint32_t>& e, std::uint64_t x) { return e.first < x; });
+  if (it != ops_window_.end() && it->first == c) it->second += n;
+  else ops_window_.insert(it, {c, n});
 }
 
 // Folds the cycles before `before` into the histogram; cycles without an entry had none.
 void vector_unit::flush_ops(std::uint64_t before) {
-  while (!ops_window_.empty() && ops_window_.begin()->first < before) {
-    const auto [cycle, n] = *ops_window_.begin();
+  while (ops_head_ < ops_window_.size() && ops_window_[ops_head_].first < before) {
+    const auto [cycle, n] = ops_window_[ops_head_];
     ops_hist_[0] += cycle - ops_base_;
     ++ops_hist_[std::min<std::size_t>(n, ops_hist_.size() - 1)];
     ops_base_ = cycle + 1;
-    ops_window_.erase(ops_window_.begin());
+    ++ops_head_;
+  }
+  if (ops_head_ == ops_window_.size()) {
+    ops_window_.clear();
+    ops_head_ = 0;
+  } else if (ops_head_ > 256 && ops_head_ * 2 > ops_window_.size()) {
+    ops_window_.erase(ops_window_.begin(), ops_window_.begin() + static_cast<std::ptrdiff_t>(ops_head_));
+    ops_head_ = 0;
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "flynn/tlm/at_request_queue.h"
 #include "flynn/tlm/lanes_extension.h"
+#include "flynn/tlm/owner_extension.h"
 #include "flynn/tlm/no_dmi_initiator.h"
 #include "flynn/vector/vector_unit.h"
 
@@ -67,8 +68,9 @@ struct vector_unit::request {
   std::uint64_t start = 0;              // its cycle
   bool first = false;                   // the instruction's first group
   std::vector<std::uint64_t> prev_ready;  // load: each lane's element ready before (write order)
-  tlm::tlm_generic_payload* gp = nullptr;
+  tlm::tlm_generic_payload* gp = nullptr;  // while in flight
   lanes_extension ext;
+  owner_extension owner;  // on gp: this record
 };
 
 }  // namespace flynn

@@ -231,7 +231,9 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   };
   word_records<read_watch> watch_;
   using watch_list = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
-  std::unordered_map<const tlm::tlm_generic_payload*, watch_list> watched_;
+  // By payload, the few reads in flight (searched from the newest; a table of hashes cost more).
+  std::vector<std::pair<const tlm::tlm_generic_payload*, watch_list>> watched_;
+  watch_list& watch_list_of(const tlm::tlm_generic_payload* gp);
   std::vector<watch_list> spare_watch_lists_;  // emptied lists, keeping their capacity
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
   void unwatch(const tlm::tlm_generic_payload* gp);

@@ -160,7 +160,12 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   // Instructions whose element groups are still to start or whose memory responses are still
   // to come, in program order.
   std::deque<std::unique_ptr<flight>> flights_;
-  std::unordered_map<tlm::tlm_generic_payload*, std::unique_ptr<request>> requests_;  // sent or to send
+  // Request records (in flight while their gp is set; kept and reused) and the free ones.
+  std::vector<std::unique_ptr<request>> requests_;
+  std::vector<request*> free_requests_;
+  request* new_request();
+  void free_request(request& rq);
+  request* request_of(const tlm::tlm_generic_payload& gp) const;
   payload_pool pool_;
   end_resp_sender end_resp_owed_;
   std::uint64_t next_seq_ = 0;
@@ -172,7 +177,10 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::int64_t fault_pc_ = -1;
 
   // Element operations per cycle: a window of recent cycles, folded into a histogram.
-  std::map<std::uint64_t, std::uint32_t> ops_window_;  // cycle -> element ops starting
+  // (cycle, element ops starting then), sorted by cycle, from ops_head_ on (a few cycles
+  // ahead of the flushed ones: a sorted vector, no node per cycle).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ops_window_;
+  std::size_t ops_head_ = 0;
   std::uint64_t ops_base_ = 0;                          // first cycle not yet folded
   bool ops_started_ = false;
   std::vector<stat_counter> ops_hist_;  // cycles with k element operations, k = index
