@@ -22,17 +22,10 @@ struct stop {
 
 // waiting: at bar.sync; blocked: at shfl.sync or elect.sync for its warp, at mbarrier.try_wait
 // for a phase, at wgmma.wait_group for its warpgroup's MMAs
-enum class state : std::uint8_t { running, waiting, blocked, exited };
+using state = simt::thread_state;
 
-struct thread {
+struct thread : simt::golden_thread {
   std::vector<std::uint64_t> r;
-  unsigned wgmma_issued = 0;                       // wgmma.mma_async instructions issued so far
-  std::vector<unsigned> wgmma_open;                // ordinals issued, not yet committed
-  std::deque<std::vector<unsigned>> wgmma_groups;  // committed, oldest first
-  std::uint32_t pc = 0;
-  std::uint32_t bar_pc = 0;
-  state st = state::running;
-  std::uint64_t count = 0;  // instructions it reached
 };
 
 std::uint64_t mask_of(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
@@ -94,44 +87,11 @@ class machine {
     bars_.clear();
     mma_.clear();
     for (auto& th : threads) th.r.assign(k_.regs.size(), 0);
-    for (;;) {
-      bool progress = false;
-      for (unsigned t = 0; t < l_.block; ++t) {
-        thread& th = threads[t];
-        if (th.st != state::running && th.st != state::blocked) continue;
-        th.st = state::running;
-        const std::uint64_t before = res_.thread_instructions;
-        if (!run_thread(t, th)) return;
-        progress = progress || res_.thread_instructions != before;
-      }
-      if (progress) continue;
-      std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
-      std::set<unsigned> exited;
-      std::string blocked;
-      for (unsigned t = 0; t < l_.block; ++t) {
-        const thread& th = threads[t];
-        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
-        else if (th.st == state::exited) exited.insert(t / c_.warp_size);
-        else if (blocked.empty())
-          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc) +
-                    (k_.code[th.pc].op == opcode::shfl || k_.code[th.pc].op == opcode::elect
-                         ? " for threads of its warp that never arrive"
-                         : " for a phase or wgmma that never completes");
-      }
-      if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
-        for (unsigned t = 0; t < l_.block; ++t) res_.thread_digest += simt::thread_count_term(b, t, threads[t].count);
-        return;
-      }
-      if (!blocked.empty()) {
-        failed("block " + std::to_string(b) + ": deadlock: " + blocked);
-        return;
-      }
-      if (!exited.empty()) {
-        failed(simt::barrier_deadlock(b, waiting, exited, [this](std::uint32_t pc) { return where(pc); }));
-        return;
-      }
-      for (auto& th : threads) th.st = state::running;  // the barrier releases
-    }
+    simt::run_golden_block(
+        b, threads, c_.warp_size, res_.thread_digest, res_.thread_instructions,
+        [this](unsigned t, thread& th) { return run_thread(t, th); }, [this](std::uint32_t pc) { return where(pc); },
+        [this](std::uint32_t pc) { return k_.code[pc].op == opcode::shfl || k_.code[pc].op == opcode::elect; },
+        [this](const std::string& why) { failed(why); });
   }
 
   std::uint32_t present_lanes(unsigned w) const {
@@ -476,18 +436,10 @@ class machine {
         if (g[ordinal].size() == 128) compute_wgmma(group, ordinal);
         return true;
       }
-      case opcode::wgmma_commit:
-        th.wgmma_groups.push_back(std::move(th.wgmma_open));
-        th.wgmma_open.clear();
-        return true;
+      case opcode::wgmma_commit: th.commit_wgmma(); return true;
       case opcode::wgmma_wait: {
-        const auto keep = static_cast<std::size_t>(o[0].imm);
         const auto& g = mma_[t / 128];
-        for (std::size_t q = 0; q + keep < th.wgmma_groups.size(); ++q)
-          for (unsigned ord : th.wgmma_groups[q])
-            if (g[ord].size() < 128) return false;  // its warpgroup has not all issued it
-        while (th.wgmma_groups.size() > keep) th.wgmma_groups.pop_front();
-        return true;
+        return th.wait_wgmma(static_cast<std::size_t>(o[0].imm), [&g](unsigned ord) { return g[ord].size() == 128; });
       }
       default: return true;  // wgmma.fence, fence.*, setmaxnreg: nothing to do here
     }

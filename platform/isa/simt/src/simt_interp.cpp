@@ -131,18 +131,11 @@ std::string malformed(const instr& in, std::size_t code_size) {
   return {};
 }
 
-enum class state : std::uint8_t { running, waiting, blocked, exited };
+using state = thread_state;
 
-struct thread {
+struct thread : golden_thread {
   std::array<std::uint32_t, num_registers> r{};
-  unsigned wgmma_issued = 0;              // wgmma instructions issued so far
-  std::vector<unsigned> wgmma_open;       // ordinals issued, not yet committed
-  std::deque<std::vector<unsigned>> wgmma_groups;  // committed, oldest first
   std::array<bool, 8> p{};
-  std::uint32_t pc = 0;
-  std::uint32_t bar_pc = 0;  // the bar.sync it waits at
-  state st = state::running;
-  std::uint64_t count = 0;   // instructions it reached
 };
 
 class machine {
@@ -179,43 +172,14 @@ class machine {
     mma_.clear();
     shuffles_.clear();
     sync_mma_.clear();
-    for (;;) {
-      bool progress = false;
-      for (unsigned t = 0; t < l_.block; ++t) {
-        thread& th = threads[t];
-        if (th.st != state::running && th.st != state::blocked) continue;
-        th.st = state::running;
-        const std::uint64_t before = res_.thread_instructions;
-        if (!run_thread(t, th)) return;
-        progress = progress || res_.thread_instructions != before;
-      }
-      if (progress) continue;
-      std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
-      std::set<unsigned> exited;
-      std::string blocked;
-      for (unsigned t = 0; t < l_.block; ++t) {
-        const thread& th = threads[t];
-        if (th.st == state::waiting) waiting[th.bar_pc].insert(t / c_.warp_size);
-        else if (th.st == state::exited) exited.insert(t / c_.warp_size);
-        else if (blocked.empty())
-          blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc, k_.code[th.pc]) +
-                    (k_.code[th.pc].code == op::shfl || k_.code[th.pc].code == op::elect || k_.code[th.pc].code == op::mma_sync ? " for threads of its warp that never arrive"
-                                                     : " for a phase or wgmma that never completes");
-      }
-      if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
-        for (unsigned t = 0; t < l_.block; ++t) res_.thread_digest += thread_count_term(b, t, threads[t].count);
-        return;
-      }
-      if (!blocked.empty()) {
-        failed("block " + std::to_string(b) + ": deadlock: " + blocked);
-        return;
-      }
-      if (!exited.empty()) {
-        failed(barrier_deadlock(b, waiting, exited, [this](std::uint32_t pc) { return where(pc, k_.code[pc]); }));
-        return;
-      }
-      for (auto& th : threads) th.st = state::running;  // the barrier releases
-    }
+    run_golden_block(
+        b, threads, c_.warp_size, res_.thread_digest, res_.thread_instructions,
+        [this](unsigned t, thread& th) { return run_thread(t, th); }, [this](std::uint32_t pc) { return where(pc, k_.code[pc]); },
+        [this](std::uint32_t pc) {
+          const op o = k_.code[pc].code;
+          return o == op::shfl || o == op::elect || o == op::mma_sync;
+        },
+        [this](const std::string& why) { failed(why); });
   }
 
   // Runs thread `t` until it waits at a barrier or exits; false on a fault.
@@ -555,18 +519,10 @@ class machine {
         if (g[ordinal].size() == 128) compute_wgmma(group, ordinal);
         return true;
       }
-      case op::wgmma_commit:
-        th.wgmma_groups.push_back(std::move(th.wgmma_open));
-        th.wgmma_open.clear();
-        return true;
+      case op::wgmma_commit: th.commit_wgmma(); return true;
       case op::wgmma_wait: {
-        const auto keep = static_cast<std::size_t>(in.imm);
         const auto& g = mma_[t / 128];
-        for (std::size_t k = 0; k + keep < th.wgmma_groups.size(); ++k)
-          for (unsigned ord : th.wgmma_groups[k])
-            if (g[ord].size() < 128) return false;  // its warpgroup has not all issued it
-        while (th.wgmma_groups.size() > keep) th.wgmma_groups.pop_front();
-        return true;
+        return th.wait_wgmma(static_cast<std::size_t>(in.imm), [&g](unsigned ord) { return g[ord].size() == 128; });
       }
       default: return true;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -83,6 +84,87 @@ class shuffle_exchange {
 // barrier deadlock: threads of warp 0 wait at WHERE but threads of warps 1, 2 have exited".
 std::string barrier_deadlock(unsigned block, const std::map<std::uint32_t, std::set<unsigned>>& waiting,
                              const std::set<unsigned>& exited, const std::function<std::string(std::uint32_t)>& where);
+
+// ---- The golden interpreters' machine driver --------------------------------------------
+
+// A thread as the driver sees it (each interpreter's thread adds its registers).
+enum class thread_state : std::uint8_t { running, waiting, blocked, exited };
+struct golden_thread {
+  unsigned wgmma_issued = 0;                       // wgmma instructions issued so far
+  std::vector<unsigned> wgmma_open;                // ordinals issued, not yet committed
+  std::deque<std::vector<unsigned>> wgmma_groups;  // committed, oldest first
+  std::uint32_t pc = 0;
+  std::uint32_t bar_pc = 0;  // the bar.sync it waits at
+  thread_state st = thread_state::running;
+  std::uint64_t count = 0;  // instructions it reached
+
+  // wgmma.commit_group: the wgmmas issued since the last one become a group.
+  void commit_wgmma() {
+    wgmma_groups.push_back(std::move(wgmma_open));
+    wgmma_open.clear();
+  }
+  // wgmma.wait_group keep: true, the older groups done with, once every wgmma of all but the
+  // newest `keep` groups has been issued by its whole warpgroup (all_issued(ordinal)); false:
+  // the thread waits.
+  template <class AllIssued>
+  bool wait_wgmma(std::size_t keep, AllIssued all_issued) {
+    for (std::size_t q = 0; q + keep < wgmma_groups.size(); ++q)
+      for (unsigned ord : wgmma_groups[q])
+        if (!all_issued(ord)) return false;
+    while (wgmma_groups.size() > keep) wgmma_groups.pop_front();
+    return true;
+  }
+};
+
+// Runs block b's threads to the end, as both golden interpreters do: every running (or
+// blocked) thread by run_thread(t, thread) until it waits or exits (false: a fault, the run
+// is over), round after round while any makes progress; then the barrier its live threads all
+// wait at releases them. A block whose threads wait on what never comes is a deadlock,
+// reported through fail. waits_in_warp(pc): a thread blocked there waits for threads of its
+// warp (else for a phase or wgmma); where(pc) names an instruction. Adds each thread's count
+// to `digest` (thread_count_term) when the block ends; false when it did not end.
+template <class Thread, class RunThread, class Where, class WaitsInWarp, class Fail>
+bool run_golden_block(unsigned b, std::vector<Thread>& threads, unsigned warp_size, std::uint64_t& digest,
+                      const std::uint64_t& instructions, RunThread run_thread, Where where, WaitsInWarp waits_in_warp,
+                      Fail fail) {
+  for (;;) {
+    bool progress = false;
+    for (unsigned t = 0; t < threads.size(); ++t) {
+      Thread& th = threads[t];
+      if (th.st != thread_state::running && th.st != thread_state::blocked) continue;
+      th.st = thread_state::running;
+      const std::uint64_t before = instructions;
+      if (!run_thread(t, th)) return false;
+      progress = progress || instructions != before;
+    }
+    if (progress) continue;
+    std::map<std::uint32_t, std::set<unsigned>> waiting;  // bar.sync PC -> warps
+    std::set<unsigned> exited;
+    std::string blocked;
+    for (unsigned t = 0; t < threads.size(); ++t) {
+      const Thread& th = threads[t];
+      if (th.st == thread_state::waiting) waiting[th.bar_pc].insert(t / warp_size);
+      else if (th.st == thread_state::exited) exited.insert(t / warp_size);
+      else if (blocked.empty())
+        blocked = "thread " + std::to_string(t) + " waits at " + where(th.pc) +
+                  (waits_in_warp(th.pc) ? " for threads of its warp that never arrive"
+                                        : " for a phase or wgmma that never completes");
+    }
+    if (waiting.empty() && blocked.empty()) {  // every thread exited: the block is done
+      for (unsigned t = 0; t < threads.size(); ++t) digest += thread_count_term(b, t, threads[t].count);
+      return true;
+    }
+    if (!blocked.empty()) {
+      fail("block " + std::to_string(b) + ": deadlock: " + blocked);
+      return false;
+    }
+    if (!exited.empty()) {
+      fail(barrier_deadlock(b, waiting, exited, where));
+      return false;
+    }
+    for (auto& th : threads) th.st = thread_state::running;  // the barrier releases
+  }
+}
 
 // ---- The golden interpreters' asynchronous operations (mbarrier, TMA, wgmma) ------------
 
