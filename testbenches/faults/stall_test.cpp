@@ -26,15 +26,14 @@ using nlohmann::json;
 
 namespace {
 
-struct stall_params {
+struct stall_params : flynn::clocked_params {
   std::uint64_t pass = 0;          // transactions forwarded before the stall
   std::string mode = "hold";       // hold: the next request is never answered;
                                    // no_end_resp: responses go on but END_RESP never reaches the target
-  double clock_ns = 1.0;
   void visit(flynn::param_visitor& v) {
     flynn::param(v, {"pass", "", "transactions forwarded before the stall"}, pass);
     v.choice({"mode", "", "how the bridge stalls"}, mode, {"hold", "no_end_resp"});
-    flynn::param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+    visit_clock(v);
   }
   std::vector<flynn::param_issue> check() const { return {}; }
 };

@@ -19,7 +19,7 @@ void gmma_unit_params::visit(param_visitor& v) {
         start_latency, 0, 1000);
   param(v, {"operand_buffers", "MMAs", "operand buffers: the MMA computing and up to operand_buffers - 1 fetched ahead"},
         operand_buffers, 1, 16);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 std::vector<param_issue> gmma_unit_params::check() const {

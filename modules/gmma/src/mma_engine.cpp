@@ -32,7 +32,7 @@ void mma_engine_params::visit(param_visitor& v) {
   param_enum(v, {"element", "", "input element type: f16 or bf16 (fp32 accumulation)"}, type,
              {{element_type::f16, "f16"}, {element_type::bf16, "bf16"}});
   param(v, {"seed", "", "seed of the operand values"}, seed);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 param_footprint mma_engine_params::footprint() const {

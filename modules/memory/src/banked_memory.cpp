@@ -53,7 +53,7 @@ void banked_memory_params::visit(param_visitor& v) {
              {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
               {memory_init::random, "random"}});
   param(v, {"seed", "", "seed of the random initial contents"}, seed);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 param_footprint banked_memory_params::footprint() const {

@@ -35,7 +35,7 @@ void cache_params::visit(param_visitor& v) {
             "loads cached at the global level only (ld.global.cg) pass on without a lookup or an allocation, as "
             "through an L1"},
         bypass_cache_global);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
   param(v, {"ideal", "", "a perfect cache for attribution (flynn attribute): every request is served at its arrival cycle with no latency, bandwidth or MSHR limit, and the levels below do not time it (the data array below still moves its data)"}, ideal);
 }
 

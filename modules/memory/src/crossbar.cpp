@@ -24,7 +24,7 @@ void crossbar_params::visit(param_visitor& v) {
         partitions, 1, 16);
   param(v, {"far_latency", "cycles", "extra latency each way between an input and an output of different partitions"},
         far_latency, 0, 100000);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
   param(v, {"ideal", "", "an ideal crossbar for attribution (flynn attribute): every request goes on to its output at its arrival cycle and its response comes back when the level below answers, with no latency or link limit"}, ideal);
 }
 

@@ -52,7 +52,7 @@ void dram_params::visit(param_visitor& v) {
         frontend_latency, 0, 100000);
   param(v, {"backend_latency", "cycles", "controller cycles from the data array's answer to the response"},
         backend_latency, 0, 100000);
-  param(v, {"clock_ns", "ns", "DRAM clock period (tCK): every cycle count above is in it"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v, "DRAM clock period (tCK): every cycle count above is in it");
   param(v, {"ideal", "", "an ideal DRAM for attribution (flynn attribute): every request goes on to the data array at its arrival cycle and back when it answers, with no DRAM timing (latency, rows, banks, refresh)"}, ideal);
 }
 

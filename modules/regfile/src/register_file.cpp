@@ -13,7 +13,7 @@ void register_file_params::visit(param_visitor& v) {
              "(ceil(bytes / width)) in the first free cycles from its first register's read (0: unlimited)"},
         crossbar_bytes_per_cycle, 0, 1 << 16);
   param(v, {"result_queue", "entries", "write-backs buffered before the banks"}, result_queue, 1, 1024);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
   param(v, {"ideal", "", "an ideal register file for attribution (flynn attribute): every read and write completes at its arrival cycle, with no bank, crossbar or result-queue limit"}, ideal);
 }
 

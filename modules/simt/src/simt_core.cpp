@@ -70,7 +70,7 @@ void simt_core_params::visit(param_visitor& v) {
   param(v, {"quantum", "cycles", "temporal decoupling: cycles the core may run ahead of simulated time (less while memory accesses or asynchronous copies are in flight)"}, quantum, 1, 1u << 30);
   param(v, {"max_instructions", "instructions", "runaway guard: more warp instructions than this is a fault"},
         max_instructions, 1, std::uint64_t(1) << 40);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 param_footprint simt_core_params::footprint() const {

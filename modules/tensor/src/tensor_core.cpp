@@ -64,7 +64,7 @@ void tensor_core_params::visit(param_visitor& v) {
             "K a step, so fp8 runs twice as many multiply-adds a cycle and tf32 half"},
         fma_per_cycle, 1, 1 << 16);
   param(v, {"latency", "cycles", "pipeline latency from the last step to D written back"}, latency, 0, 1000);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
   param(v, {"ideal", "", "an ideal tensor core for attribution (flynn attribute): every block computes at its arrival cycle, taking no cycles and no latency (the results as before)"}, ideal);
 }
 

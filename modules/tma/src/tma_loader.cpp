@@ -42,7 +42,7 @@ void tma_loader_params::visit(param_visitor& v) {
              "decode, address generation, request formation) before its first row request, once the previous "
              "copy's row requests are out"},
         issue_latency, 0, 1 << 20);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
   param(v, {"ideal", "", "an ideal loader for attribution (flynn attribute): no per-copy issue cost and every row of a copy requested at its start (the memories still time the rows)"}, ideal);
 }
 

@@ -75,7 +75,7 @@ void traffic_generator_params::visit(param_visitor& v) {
   param(v, {"histogram_buckets", "", "latency histogram buckets (plus one overflow)"},
         histogram_buckets, 1, 4096);
   param(v, {"streams", "", "request streams, played one after the other"}, streams);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 param_footprint traffic_generator_params::footprint() const {

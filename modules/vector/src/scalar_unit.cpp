@@ -24,7 +24,7 @@ void scalar_unit_params::visit(param_visitor& v) {
   param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
   param(v, {"max_instructions", "instructions", "runaway guard: more instructions than this is a fault"},
         max_instructions, 1, std::uint64_t(1) << 40);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)

@@ -40,7 +40,7 @@ void vector_unit_params::visit(param_visitor& v) {
   param(v, {"lat_fmul", "cycles", "floating-point multiply pipeline latency"}, lat_fmul, 1, 1000);
   param(v, {"lat_cmp", "cycles", "compare (mask-setting) pipeline latency"}, lat_cmp, 1, 1000);
   param(v, {"lat_control", "cycles", "setvl, setvs and mask-register instructions"}, lat_control, 1, 1000);
-  param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+  visit_clock(v);
 }
 
 param_footprint vector_unit_params::footprint() const {

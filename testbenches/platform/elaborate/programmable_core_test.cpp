@@ -26,12 +26,11 @@ using nlohmann::json;
 
 namespace {
 
-struct iss_params {
+struct iss_params : flynn::clocked_params {
   std::string kind = "vector";  // the program kind it declares
-  double clock_ns = 1.0;
   void visit(flynn::param_visitor& v) {
     v.choice({"kind", "", "the program kind it declares"}, kind, {"vector", "toy"});
-    flynn::param(v, {"clock_ns", "ns", "clock period"}, clock_ns, 1e-3, 1e6);
+    visit_clock(v);
   }
   std::vector<flynn::param_issue> check() const { return {}; }
 };

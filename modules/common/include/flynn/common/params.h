@@ -95,6 +95,15 @@ void param(param_visitor& v, const param_meta& m, std::vector<T>& x) {
   v.list(m, l);
 }
 
+// What every module's parameter struct shares, declared here once: its clock. A struct
+// derives from it and calls visit_clock where the clock belongs in its listing.
+struct clocked_params {
+  double clock_ns = 1.0;
+  void visit_clock(param_visitor& v, const char* description = "clock period") {
+    param(v, {"clock_ns", "ns", description}, clock_ns, 1e-3, 1e6);
+  }
+};
+
 // An enum parameter spelled as one of a fixed set of names.
 template <class E>
 void param_enum(param_visitor& v, const param_meta& m, E& x,

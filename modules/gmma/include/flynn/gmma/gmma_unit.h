@@ -29,12 +29,11 @@
 
 namespace flynn {
 
-struct gmma_unit_params {
+struct gmma_unit_params : clocked_params {
   unsigned warps = 4;               // warps per warpgroup = sub-partitions = tensor cores
   unsigned column_group = 8;        // B columns delivered to the datapaths together
   unsigned start_latency = 2;       // start barrier to the first operand request
   unsigned operand_buffers = 3;     // MMAs whose operands are held: the computing one and those fetched ahead
-  double clock_ns = 1.0;
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // Nothing it allocates grows with a parameter beyond a few KiB.

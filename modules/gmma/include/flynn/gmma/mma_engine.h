@@ -37,7 +37,7 @@ constexpr unsigned mma_smem_request_bytes = 128;
 
 enum class operand_path { registers, shared };
 
-struct mma_engine_params {
+struct mma_engine_params : clocked_params {
   unsigned scope_threads = 128;   // threads sharing one operand fetch: 8, 32 or 128
   operand_path operands = operand_path::shared;
   unsigned m = 64, n = 64, k = 16;                    // the warpgroup's problem
@@ -51,7 +51,6 @@ struct mma_engine_params {
   std::uint64_t a_base = 0, b_base = 65536;  // shared-memory byte addresses (K-block major)
   element_type type = element_type::f16;
   std::uint64_t seed = 1;         // operand values (uniform in [-1, 1])
-  double clock_ns = 1.0;
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;

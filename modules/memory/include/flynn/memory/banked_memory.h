@@ -29,7 +29,7 @@ namespace flynn {
 
 enum class memory_init { zero, iota, random };
 
-struct banked_memory_params {
+struct banked_memory_params : clocked_params {
   std::uint64_t size_bytes = 1 << 20;
   unsigned word_bytes = 8;
   unsigned banks = 16;
@@ -47,7 +47,6 @@ struct banked_memory_params {
   bool ideal = false;  // timing resource made ideal: no latency, no bank or port limits
   memory_init init = memory_init::zero;
   std::uint64_t seed = 1;
-  double clock_ns = 1.0;
 
   unsigned ports() const { return shared_ports + load_ports + store_ports; }
   unsigned busy_cycles() const { return bank_busy ? bank_busy : latency; }

@@ -31,7 +31,7 @@ inline constexpr named_choice<write_policy> write_policies[] = {
      "writes go on to the next level at once and allocate nothing (a GPU L1)"},
 };
 
-struct cache_params {
+struct cache_params : clocked_params {
   unsigned ports = 1;
   std::uint64_t size_bytes = 262144;
   std::uint64_t shared_carveout_bytes = 0;  // of size_bytes, given to shared memory
@@ -43,7 +43,6 @@ struct cache_params {
   unsigned queue_depth = 64;        // requests between acceptance and response
   write_policy writes = write_policy::write_back;
   bool bypass_cache_global = false;  // ld.global.cg loads pass without allocating (an L1)
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
 
   std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }

@@ -23,7 +23,7 @@ inline constexpr named_choice<slice_hash> slice_hashes[] = {
     {slice_hash::xor_fold, "xor", "the unit number's bits folded by XOR into log2(outputs) bits (outputs a power of two)"},
 };
 
-struct crossbar_params {
+struct crossbar_params : clocked_params {
   unsigned ports = 1, outputs = 2;
   unsigned interleave_bytes = 256;  // consecutive bytes on one output
   slice_hash hash = slice_hash::xor_fold;
@@ -31,7 +31,6 @@ struct crossbar_params {
   unsigned bytes_per_cycle = 32;    // per link, each way
   unsigned partitions = 1;          // near/far groups of inputs and outputs
   unsigned far_latency = 0;         // each way, between partitions
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
 
   void visit(param_visitor& v);

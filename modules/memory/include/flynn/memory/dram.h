@@ -35,7 +35,7 @@ inline constexpr named_choice<page_policy> page_policies[] = {
     {page_policy::closed, "closed", "every access precharges its bank (auto-precharge)"},
 };
 
-struct dram_params {
+struct dram_params : clocked_params {
   unsigned ports = 1;
   // Organisation.
   unsigned channels = 1;
@@ -52,7 +52,6 @@ struct dram_params {
   page_policy policy = page_policy::open;
   unsigned queue_depth = 32;   // requests per pseudo-channel
   unsigned frontend_latency = 4, backend_latency = 4;  // controller cycles in and out
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
 
   unsigned pseudo_channels_total() const { return channels * pseudo_channels; }

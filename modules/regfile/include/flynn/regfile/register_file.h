@@ -39,12 +39,11 @@ struct register_access_extension : tlm::tlm_extension<register_access_extension>
   }
 };
 
-struct register_file_params {
+struct register_file_params : clocked_params {
   unsigned banks = 4;            // register banks
   unsigned crossbar_latency = 1; // bank to operand collector
   unsigned crossbar_bytes_per_cycle = 0;  // bytes the crossbar carries a cycle, allocated per request (0: unlimited)
   unsigned result_queue = 8;     // write-back entries buffered before the banks
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }

@@ -63,7 +63,7 @@ inline constexpr named_choice<divergence_policy> divergence_policies[] = {
     {divergence_policy::dwf, "dwf", "plus dynamic warp formation"},
 };
 
-struct simt_core_params {
+struct simt_core_params : clocked_params {
   unsigned warp_size = 32;
   unsigned sub_partitions = 1;    // schedulers, each with its warps, lanes and register-file banks
   unsigned lanes = 8;             // per sub-partition
@@ -84,7 +84,6 @@ struct simt_core_params {
   unsigned operand_bank_width = 1;  // registers a bank reads per cycle
   unsigned quantum = 1000;
   std::uint64_t max_instructions = 1000000000;  // runaway guard (warp instructions)
-  double clock_ns = 1.0;
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;

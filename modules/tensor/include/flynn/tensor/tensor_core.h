@@ -38,11 +38,10 @@ struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const mma_step_extension&>(e); }
 };
 
-struct tensor_core_params {
+struct tensor_core_params : clocked_params {
   unsigned step_m = 4, step_n = 4, step_k = 4;  // one datapath step
   unsigned fma_per_cycle = 512;                 // multiply-adds per cycle on 16-bit operands (whole steps)
   unsigned latency = 8;                         // pipeline: last step to D written back
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;

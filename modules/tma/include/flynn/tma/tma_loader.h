@@ -29,10 +29,9 @@
 
 namespace flynn {
 
-struct tma_loader_params {
+struct tma_loader_params : clocked_params {
   unsigned issue_interval = 1;  // cycles between row requests
   unsigned issue_latency = 0;   // start to the first row request
-  double clock_ns = 1.0;
   bool ideal = false;  // timing resource made ideal (attribution)
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }

@@ -47,7 +47,7 @@ struct traffic_stream {
   std::vector<param_issue> check(const std::string& prefix) const;
 };
 
-struct traffic_generator_params {
+struct traffic_generator_params : clocked_params {
   bool at = false;  // false: LT
   unsigned issue_interval = 1;
   unsigned max_outstanding = 16;
@@ -57,7 +57,6 @@ struct traffic_generator_params {
   unsigned histogram_bucket = 4;
   unsigned histogram_buckets = 32;
   std::vector<traffic_stream> streams = {traffic_stream{}};
-  double clock_ns = 1.0;
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const;

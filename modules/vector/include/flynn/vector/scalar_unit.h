@@ -22,7 +22,7 @@
 
 namespace flynn {
 
-struct scalar_unit_params {
+struct scalar_unit_params : clocked_params {
   unsigned lat_add = 4;      // add, sub
   unsigned lat_logic = 1;    // and, or, xor, slt, seq, packed compare/logic
   unsigned lat_shift = 1;
@@ -33,7 +33,6 @@ struct scalar_unit_params {
   unsigned lat_packed = 1;   // packed add/sub; pmaddwd uses lat_mul
   unsigned quantum = 1000;   // cycles of temporal decoupling before synchronising
   std::uint64_t max_instructions = 1000000000;  // runaway guard
-  double clock_ns = 1.0;
 
   void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }

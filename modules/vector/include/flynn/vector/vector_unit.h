@@ -41,7 +41,7 @@ inline constexpr named_choice<mask_policy> mask_policies[] = {
     {mask_policy::density_time, "density_time", "only elements with their mask bit set take slots"},
 };
 
-struct vector_unit_params {
+struct vector_unit_params : clocked_params {
   unsigned max_vl = 64;
   unsigned lanes = 1;
   chaining_policy chaining = chaining_policy::flexible;
@@ -51,7 +51,6 @@ struct vector_unit_params {
   unsigned queue_depth = 0;  // 0: issue waits for a free unit/port (Cray-1); N: N may wait per unit
   unsigned lat_add = 4, lat_logic = 1, lat_shift = 1, lat_mul = 7, lat_div = 20;
   unsigned lat_fadd = 6, lat_fmul = 7, lat_cmp = 1, lat_control = 1;
-  double clock_ns = 1.0;
 
   unsigned ports() const { return shared_ports + load_ports + store_ports; }
   void visit(param_visitor& v);
