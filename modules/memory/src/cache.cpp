@@ -103,14 +103,9 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
   stats_.add_real(
       "hit_rate", [this, rate] { return rate(hits_, read_lookups_.value() + write_lookups_.value()); }, "",
       "hits / lookups (requests passed on without a lookup, bypassed, uncached or written through, are not counted)");
-  stats_.add_real(
-      "read_hit_rate", [this, rate] { return rate(read_hits_, read_lookups_.value()); }, "", "read_hits / read_lookups");
-  stats_.add_real(
-      "write_hit_rate", [this, rate] { return rate(write_hits_, write_lookups_.value()); }, "",
-      "write_hits / write_lookups");
-  stats_.add_real(
-      "mean_latency", [this] { return responses_.value() ? double(latency_sum_.value()) / double(responses_.value()) : 0.0; },
-      "cycles", "mean cycles from a request's arrival to its response");
+  stats_.add_ratio("read_hit_rate", read_hits_, read_lookups_, "", "read_hits / read_lookups");
+  stats_.add_ratio("write_hit_rate", write_hits_, write_lookups_, "", "write_hits / write_lookups");
+  stats_.add_ratio("mean_latency", latency_sum_, responses_, "cycles", "mean cycles from a request's arrival to its response");
 }
 
 void cache::attach_trace(trace_sink& sink) {

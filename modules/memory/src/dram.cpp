@@ -114,10 +114,7 @@ dram::dram(const sc_core::sc_module_name& name, const params& p)
   stats_.add_real(
       "mean_latency", [this] { return reads_.value() + writes_.value() ? double(latency_sum_.value()) / double(reads_.value() + writes_.value()) : 0.0; },
       "cycles", "mean cycles from a request's arrival to its response");
-  stats_.add_real(
-      "row_hit_rate",
-      [this] { return bursts_.value() ? double(row_hits_.value()) / double(bursts_.value()) : 0.0; }, "",
-      "row hits / column accesses");
+  stats_.add_ratio("row_hit_rate", row_hits_, bursts_, "", "row hits / column accesses");
 }
 
 dram::location dram::locate(std::uint64_t a) const {

@@ -144,19 +144,12 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
              "TMA store)");
   stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
              "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
-  auto mean = [this](const char* stat, const std::pair<stat_counter, stat_counter>& x, const char* what) {
-    stats_.add_real(
-        stat, [&x] { return x.first.value() ? double(x.second.value()) / double(x.first.value()) : 0.0; }, "cycles", what);
-  };
-  mean("shared_load_latency", shared_load_latency_, "mean cycles from issuing a shared load to its data in the registers");
-  mean("global_load_latency", global_load_latency_, "mean cycles from issuing a global load to its data in the registers");
-  stats_.add_real(
-      "tma_round_trip",
-      [this] {
-        return async_n_->tma_trips.value() ? double(async_n_->tma_trip_cycles.value()) / double(async_n_->tma_trips.value())
-                                           : 0.0;
-      },
-      "cycles",
+  stats_.add_ratio("shared_load_latency", shared_load_latency_.second, shared_load_latency_.first, "cycles",
+                   "mean cycles from issuing a shared load to its data in the registers");
+  stats_.add_ratio("global_load_latency", global_load_latency_.second, global_load_latency_.first, "cycles",
+                   "mean cycles from issuing a global load to its data in the registers");
+  stats_.add_ratio(
+      "tma_round_trip", async_n_->tma_trip_cycles, async_n_->tma_trips, "cycles",
       "mean cycles from a tma.load's issue to the completion of the mbarrier phase it signals (copies whose phase "
       "never completed are not counted)");
   stats_.add("mbarrier_ops", async_n_->mbarrier_ops, "operations", "mbarrier init, arrive and wait operations (per thread)");
@@ -198,10 +191,8 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
         return warp_instr_.value() ? double(thread_instr_.value()) / double(warp_instr_.value() * p_.warp_size) : 0.0;
       },
       "", "active lanes / lanes over all issued warp instructions");
-  stats_.add_real(
-      "transactions_per_request",
-      [this] { return global_requests_.value() ? double(global_transactions_.value()) / double(global_requests_.value()) : 0.0; },
-      "transactions", "global transactions per warp memory instruction");
+  stats_.add_ratio("transactions_per_request", global_transactions_, global_requests_, "transactions",
+                   "global transactions per warp memory instruction");
 }
 
 // A run stopped by a fault leaves requests in flight; their payloads must not take the

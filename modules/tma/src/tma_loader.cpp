@@ -60,10 +60,8 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   stats_.add("bytes_stored", bytes_stored_, "B", "bytes written to global memory by stores");
   stats_.add("oob_bytes", oob_bytes_, "B", "bytes outside the tensor, filled with zeros");
   stats_.add("global_requests", global_requests_, "requests", "global-memory read bursts");
-  stats_.add_real(
-      "mean_copy_latency",
-      [this] { return copies_landed_.value() ? double(copy_latency_.value()) / double(copies_landed_.value()) : 0.0; },
-      "cycles", "mean cycles from a load's issue by the warp to its last row written to shared memory");
+  stats_.add_ratio(
+      "mean_copy_latency", copy_latency_, copies_landed_, "cycles", "mean cycles from a load's issue by the warp to its last row written to shared memory");
   stats_.add("shared_requests", shared_requests_, "requests", "shared-memory writes (multi-lane when swizzled)");
 }
 

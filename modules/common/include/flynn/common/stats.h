@@ -81,6 +81,12 @@ class stats_group {
     entries_.push_back(
         {stat_entry::kind::real, name, unit, desc, nullptr, std::move(f), nullptr, nullptr});
   }
+  // A formula: num / den (0 while den is 0), e.g. a mean (sum / count) or a rate (hits /
+  // lookups); read when the statistics are written.
+  void add_ratio(const std::string& name, const stat_counter& num, const stat_counter& den, const std::string& unit,
+                 const std::string& desc) {
+    add_real(name, [&num, &den] { return den.value() ? double(num.value()) / double(den.value()) : 0.0; }, unit, desc);
+  }
   void add(const std::string& name, const std::vector<stat_counter>& v, const std::string& unit,
            const std::string& desc) {
     entries_.push_back({stat_entry::kind::vector, name, unit, desc, nullptr, {}, &v, nullptr});
