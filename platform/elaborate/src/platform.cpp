@@ -240,12 +240,6 @@ module* platform::find(const std::string& instance) const {
   return nullptr;
 }
 
-std::string platform::type_of(const std::string& instance) const {
-  for (const auto& m : spec_.modules)
-    if (m.name == instance) return m.type;
-  return {};
-}
-
 module* platform::target_of(const std::string& initiator_socket) const {
   for (const auto& [i, t] : links_)
     if (i == initiator_socket) return find(t);

@@ -52,7 +52,6 @@ class platform final : public instance_lookup {
   const nlohmann::json& resolved() const { return resolved_; }
   const std::vector<module*>& modules() const { return modules_; }
   module* find(const std::string& instance) const override;
-  std::string type_of(const std::string& instance) const override;
   // Target module bound to an initiator socket ("gen.out"), or nullptr.
   module* target_of(const std::string& initiator_socket) const override;
   std::vector<std::string> core_instances() const override;

@@ -32,7 +32,6 @@ class instance_lookup {
  public:
   virtual ~instance_lookup() = default;
   virtual module* find(const std::string& instance) const = 0;        // nullptr: no such instance
-  virtual std::string type_of(const std::string& instance) const = 0;  // its module type, "" if none
   // The module bound behind an initiator socket ("cpu.vpu"), or nullptr.
   virtual module* target_of(const std::string& initiator_socket) const = 0;
   // The instances that are programmable cores (module::as_core), in scenario order.
