@@ -9,6 +9,8 @@
 #include "flynn/simt/reconvergence.h"
 #include "flynn/simt/simt_core.h"
 #include "lane_alu.h"
+#include "block_launcher.h"
+#include "load_store_unit.h"
 
 namespace flynn {
 
@@ -55,10 +57,9 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   registers_per_thread_.reset();
   for (auto& sub : sp_) sub.bank_free.assign(p_.operand_banks, 0);
   registers_per_thread_ += registers_used_;
-  resident_blocks_max_ = resident_blocks(p_, l, registers_used_);
-  blocks_.assign(resident_blocks_max_, block_slot{});
-  first_free_block_ = 0;
-  for (unsigned b = 0; b < resident_blocks_max_; ++b) blocks_[b].shared_base = b * l.shared_stride();
+  const unsigned resident = resident_blocks(p_, l, registers_used_);
+  launcher_->start(l.grid, (l.block + p_.warp_size - 1) / p_.warp_size, resident, l.shared_stride());
+  lsu_->start(l.shared_bytes, resident);
   for (const auto& in : kernel_.code) {
     const std::string at = "line " + std::to_string(in.line) + " (" + in.text + ")";
     if ((in.code == op::tma_load || in.code == op::tma_store) && in.rd >= l.tensor_maps.size())
@@ -86,87 +87,39 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   loaded_ = true;
 }
 
+// Starts the blocks the launcher places, each with zeroed shared memory and its warps.
 void simt_core::launch_blocks(std::uint64_t t) {
-  const unsigned warps = (launch_.block + p_.warp_size - 1) / p_.warp_size;
-  unsigned b = first_free_block_;  // (every block slot below it is busy)
-  for (; b < blocks_.size() && next_block_ < launch_.grid; ++b) {
-    block_slot& bs = blocks_[b];
-    if (bs.busy) continue;
-    // Free warp slots for the block's warps.
-    std::vector<int>& free_slots = free_slots_;
-    free_slots.clear();
-    for (auto& w : warps_)
-      if (!w->live && free_slots.size() < warps) free_slots.push_back(w->slot);
-    if (free_slots.size() < warps) break;
-    // (Reset in place: the slot keeps its lists' storage and its shared-memory region.)
-    bs.busy = true;
-    if (++resident_now_ > resident_peak_.value()) ++resident_peak_;
-    bs.id = next_block_++;
-    bs.warps_left = warps;
-    bs.arrived = 0;
-    bs.exited_threads = 0;
-    bs.warps.clear();
-    bs.mbarriers.clear();
-    bs.memory_in_flight = 0;
-    bs.draining = false;
+  while (const simt::block_launcher::placement* placed = launcher_->place(warps_)) {
+    const simt::block_launcher::placement& pl = *placed;
+    block_slot& bs = blocks_[pl.slot];
+    if (launcher_->resident() > resident_peak_.value()) ++resident_peak_;
     ++blocks_launched_;
-    if (hazards_) hazards_->launch(b, bs.id, warps, launch_.shared_bytes);
+    const auto warps = static_cast<unsigned>(pl.warp_slots.size());
+    if (hazards_) hazards_->launch(pl.slot, bs.id, warps, launch_.shared_bytes);
     if (log_enabled(sc_core::SC_HIGH))
-      log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(b) + " at cycle " +
-                                std::to_string(t));
+      log(sc_core::SC_HIGH, "block " + std::to_string(bs.id) + " launched in slot " + std::to_string(pl.slot) +
+                                " at cycle " + std::to_string(t));
     if (debugging(debug_sched))
-      debug(debug_sched, t, "block " + std::to_string(bs.id) + " launched in block slot " + std::to_string(b));
+      debug(debug_sched, t, "block " + std::to_string(bs.id) + " launched in block slot " + std::to_string(pl.slot));
     if (launch_.shared_bytes) {  // a block starts with zeroed shared memory (no timing)
       std::vector<unsigned char> zero(launch_.shared_bytes, 0);
       debug_transport(shared, tlm::TLM_WRITE_COMMAND, bs.shared_base, zero.data(), static_cast<unsigned>(zero.size()));
     }
     for (unsigned k = 0; k < warps; ++k) {
-      warp& w = *warps_[static_cast<std::size_t>(free_slots[k])];
-      // The slot takes the new warp: its state starts afresh (the slot keeps its place in the
-      // issue loop's list, `dirty`, and its storage).
-      w.live = true;
-      w.block = b;
-      w.index = k;
-      w.threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
-      w.stack.clear();
-      w.ready_at = 0;
-      w.why = warp::wait::none;
-      w.at_barrier = false;
-      w.inflight.clear();
-      w.wgmma_open.clear();
-      w.tma_last_store = 0;
-      w.issue_end = 0;
+      warp& w = *warps_[static_cast<std::size_t>(pl.warp_slots[k])];
+      const unsigned threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
+      w.start(pl.slot, k, threads, registers_used_, static_cast<std::uint32_t>(kernel_.code.size()), t);
       w.generation = ++generations_;
-      w.wgmma_groups.clear();
-      // A warp starts with zeroed registers, predicates and scoreboard: the registers the
-      // kernel uses (it touches no other).
-      w.r.resize(std::size_t(registers_used_) * warp::lane_slots);
-      std::memset(w.r.data(), 0, w.r.size() * sizeof(w.r[0]));
-      w.p.fill(0);
-      std::fill_n(w.reg_ready.begin(), registers_used_, 0u);
-      w.pred_ready.fill(0);
-      w.count_planes.fill(0);
-      w.planes_used = 0;
-      const std::uint32_t mask = first_lanes(w.threads);
-      w.exited = ~mask;
-      w.stack.push_back({0, static_cast<std::uint32_t>(kernel_.code.size()), mask});
-      w.ready_at = t;
       w.age = age_++;
       touch(w);
       bs.warps.push_back(w.slot);
       if (!warp_state_.empty()) warp_state_[static_cast<std::size_t>(w.slot)].set(to_time(t), 1);
     }
   }
-  first_free_block_ = b;
 }
 
 void simt_core::retire_block(unsigned slot, std::uint64_t t) {
-  block_slot& bs = blocks_[slot];
-  bs.busy = false;
-  --resident_now_;
-  bs.draining = false;
-  first_free_block_ = std::min(first_free_block_, slot);
-  ++blocks_done_;
+  launcher_->retire(slot);
   launch_blocks(t);
 }
 

@@ -3,6 +3,7 @@
 // asynchronous operations (async_ops.cpp) and the stall reports (stall_reports.cpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -90,6 +91,36 @@ struct warp {
       for (std::uint32_t m = count_planes[i]; m; m &= m - 1) c[static_cast<unsigned>(__builtin_ctz(m))] |= 1u << i;
     return c;
   }
+  // The slot takes a new warp: warp `index` of the block in block slot `block`, with
+  // `threads` threads starting at PC 0 at cycle t (a kernel of `code_size` instructions), its
+  // `registers` registers, predicates and scoreboard zeroed (the kernel touches no other).
+  // The slot keeps its place in the issue loop's list, `dirty`, and its storage.
+  void start(unsigned block_slot, unsigned warp_index, unsigned thread_count, unsigned registers,
+             std::uint32_t code_size, std::uint64_t t) {
+    live = true;
+    block = block_slot;
+    index = warp_index;
+    threads = thread_count;
+    stack.clear();
+    why = wait::none;
+    at_barrier = false;
+    inflight.clear();
+    wgmma_open.clear();
+    tma_last_store = 0;
+    issue_end = 0;
+    wgmma_groups.clear();
+    r.resize(std::size_t(registers) * lane_slots);
+    std::fill(r.begin(), r.end(), 0u);
+    p.fill(0);
+    std::fill_n(reg_ready.begin(), registers, 0u);
+    pred_ready.fill(0);
+    count_planes.fill(0);
+    planes_used = 0;
+    const std::uint32_t mask = first_lanes(threads);
+    exited = ~mask;
+    stack.push_back({0, code_size, mask});
+    ready_at = t;
+  }
   // Every change to the warp's state goes through simt_core::touch, which lists the slot as
   // `dirty` for the issue loop to ask the scoreboard (simt_core::ready_time) again; the
   // answer is kept in the slot's view.
@@ -116,8 +147,7 @@ struct block_slot {
   std::vector<int> warps;
   std::uint64_t shared_base = 0;
   std::map<std::uint64_t, tx_barrier> mbarriers;  // by shared address
-  unsigned memory_in_flight = 0;                  // its warps' memory requests not answered yet
-  bool draining = false;                          // every warp has exited; waiting for them
+  bool draining = false;  // every warp has exited; its shared accesses are still in flight
 };
 
 using warp_slots = std::vector<std::unique_ptr<warp>>;

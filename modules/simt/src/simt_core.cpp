@@ -15,6 +15,9 @@
 #include "hazards.h"
 #include "core_state.h"
 #include "lane_alu.h"
+#include "block_launcher.h"
+#include "load_store_unit.h"
+#include "lsu_link.h"
 #include "stall_reports.h"
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
@@ -125,9 +128,12 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   group_.reserve(p_.max_warps);
   group_.resize(1);
   active_hist_.resize(p_.warp_size + 1);
-  lsu_addr_.resize(simt::warp::lane_slots);
-  segment_ = fixed_divisor(p_.segment_bytes);
-  lsu_groups_ = std::make_unique<simt::lane_groups>();
+  launcher_ = std::make_unique<simt::block_launcher>(blocks_);
+  lsu_link_ = std::make_unique<lsu_link>(*this);
+  lsu_ = std::make_unique<simt::load_store_unit>(
+      *this, *lsu_link_, simt::load_store_unit::config{p_.warp_size, p_.lat_alu, p_.lat_lsu, p_.segment_bytes}, global,
+      shared);
+  simt::load_store_unit::counters& lsu_n = lsu_->counts();
   async_n_ = std::make_unique<simt::async_counters>();
   mbar_tracer_ = std::make_unique<simt::mbarrier_tracer>();
   SC_HAS_PROCESS(simt_core);
@@ -144,9 +150,9 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
              "TMA store)");
   stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
              "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
-  stats_.add_ratio("shared_load_latency", shared_load_latency_.second, shared_load_latency_.first, "cycles",
+  stats_.add_ratio("shared_load_latency", lsu_n.shared_load_latency.second, lsu_n.shared_load_latency.first, "cycles",
                    "mean cycles from issuing a shared load to its data in the registers");
-  stats_.add_ratio("global_load_latency", global_load_latency_.second, global_load_latency_.first, "cycles",
+  stats_.add_ratio("global_load_latency", lsu_n.global_load_latency.second, lsu_n.global_load_latency.first, "cycles",
                    "mean cycles from issuing a global load to its data in the registers");
   stats_.add_ratio(
       "tma_round_trip", async_n_->tma_trip_cycles, async_n_->tma_trips, "cycles",
@@ -169,9 +175,9 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   stats_.add("idle_cycles_structural", idle_structural_, "cycles",
              "cycles with a ready warp the scheduler could not pick (outside the two-level active set, or its unit's "
              "lanes busy), summed over sub-partitions");
-  stats_.add("global_requests", global_requests_, "instructions", "warp loads and stores to global memory");
-  stats_.add("global_transactions", global_transactions_, "transactions", "coalesced global-memory transactions (one per segment touched)");
-  stats_.add("shared_requests", shared_requests_, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
+  stats_.add("global_requests", lsu_n.global_requests, "instructions", "warp loads and stores to global memory");
+  stats_.add("global_transactions", lsu_n.global_transactions, "transactions", "coalesced global-memory transactions (one per segment touched)");
+  stats_.add("shared_requests", lsu_n.shared_requests, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
   stats_.add("divergent_branches", divergent_branches_, "branches", "branches whose active threads went both ways");
   stats_.add("blocks_launched", blocks_launched_, "blocks", "thread blocks launched on the core");
   stats_.add("resident_blocks_peak", resident_peak_, "blocks",
@@ -191,21 +197,11 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
         return warp_instr_.value() ? double(thread_instr_.value()) / double(warp_instr_.value() * p_.warp_size) : 0.0;
       },
       "", "active lanes / lanes over all issued warp instructions");
-  stats_.add_ratio("transactions_per_request", global_transactions_, global_requests_, "transactions",
+  stats_.add_ratio("transactions_per_request", lsu_n.global_transactions, lsu_n.global_requests, "transactions",
                    "global transactions per warp memory instruction");
 }
 
-// A run stopped by a fault leaves requests in flight; their payloads must not take the
-// lanes extensions (members of the request records) with them when the pool goes.
-simt_core::~simt_core() {
-  for (auto& rq : requests_) {
-    if (!rq->gp) continue;
-    if (rq->gp->get_extension<lanes_extension>() == &rq->ext) rq->gp->clear_extension(&rq->ext);
-    if (rq->gp->get_extension<atomic_extension>() == &rq->ax) rq->gp->clear_extension(&rq->ax);
-    if (rq->gp->get_extension<simt::request_tag>() == &rq->tag) rq->gp->clear_extension(&rq->tag);
-    if (rq->gp->get_extension<hierarchy_extension>() == &rq->hx) rq->gp->clear_extension(&rq->hx);
-  }
-}
+simt_core::~simt_core() = default;
 
 std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
 std::uint64_t simt_core::thread_count_digest() const { return thread_digest_; }
@@ -289,7 +285,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
                " while TMA copies into its shared memory were still landing (a tma.load whose barrier it did not wait on)";
       return;
     }
-    if (bs.memory_in_flight) {  // its shared memory is given to the next block once its accesses are over
+    if (lsu_->shared_in_flight(w.block)) {  // its shared memory is given to the next block once its accesses are over
       bs.draining = true;
       return;
     }
@@ -530,7 +526,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     case op::atom:
       // The completion is learnt when the memory responds (unknown_cycle until then): the
       // scoreboard entries below hold unknown_cycle, and complete_memory fills them in.
-      done = execute_memory(w, in, mask, t, occupancy);
+      done = lsu_->execute(w, in, mask, t, occupancy);
       top.pc = pc + 1;
       w.why = warp::wait::memory;
       blocking = false;
@@ -565,10 +561,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
     w.inflight.push_back(in.code == op::st ? std::min(done, t + occupancy + p_.lat_lsu) : done);
   if (blocking || p_.inflight == 1) w.ready_at = std::max(w.ready_at, done);
   touch(w);
-  if (simt::is_memory(in.code)) {  // (only a memory instruction queues requests)
-    send_requests(0);
-    send_requests(1);
-  }
+  if (simt::is_memory(in.code)) lsu_->send();  // (only a memory instruction queues requests)
   return done;
 }
 
@@ -751,7 +744,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
   }
   // A memory access not answered yet completes at the earliest lat_lsu cycles after the
   // current one: when that could come before the next known cycle, learn it first.
-  if (memory_in_flight_ && (!first || next >= memory_horizon())) {
+  if (lsu_->in_flight() && (!first || next >= memory_horizon())) {
     wait_memory(first ? next : unknown_cycle);
     return true;
   }
@@ -833,12 +826,13 @@ std::string simt_core::hazard_report() const {
 void simt_core::run() {
   if (!loaded_) return;
   if (hazard_check_) hazards_ = std::make_unique<simt::hazard_checker>(kernel_);
+  lsu_->check_hazards(hazards_.get());
   now_ = sc_core::sc_time_stamp();
   now_cycle_ = to_cycles(now_);
   launch_blocks(0);
   std::uint64_t t = 0;
   unsigned k = 0;  // the next sub-partition to offer cycle t
-  while (fault_.empty() && blocks_done_ < launch_.grid) {
+  while (fault_.empty() && !launcher_->grid_done()) {
     // While copies or MMAs are in progress their results (barrier phases, completions) become
     // known in simulated time, each for a cycle after the one it is learnt at: the core then
     // decides at simulated time instead of running ahead on a guess.
@@ -874,7 +868,7 @@ void simt_core::run() {
     if (t > now_cycle_ + p_.quantum) pause(to_time(t) - now_);
   }
   end_ = std::max(end_, t);
-  while (memory_in_flight_) pause(memory_news_);
+  while (lsu_->in_flight()) pause(lsu_->news());
   while (async_pending()) wait_async(std::numeric_limits<std::uint64_t>::max());
   if (tma.size()) end_ = std::max(end_, tma->busy_until());  // copies still landing
   pause_until(end_);
@@ -900,7 +894,7 @@ void simt_core::attach_trace(trace_sink& sink) {
     sp_[k].active_mask.attach(&sink, name(), prefix + "active_mask", 32, trace_format::hex);
     sp_[k].active_lanes.attach(&sink, name(), prefix + "active_lanes", 8);
   }
-  lsu_transactions_.attach(&sink, name(), "lsu_transactions", 8);
+  lsu_->transactions_trace().attach(&sink, name(), "lsu_transactions", 8);
   warp_state_.resize(warps_.size());
   for (std::size_t s = 0; s < warps_.size(); ++s)
     warp_state_[s].attach(&sink, name(), "warp" + std::to_string(s) + "_state", 2);

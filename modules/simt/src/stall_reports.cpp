@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "async_ops.h"
+#include "block_launcher.h"
+#include "load_store_unit.h"
 #include "flynn/simt/simt_core.h"
 
 namespace flynn::simt {
@@ -104,11 +106,11 @@ void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, st
 
 std::string simt_core::pending_work() const {
   if (done_ || !loaded_) return {};
-  std::string s = std::to_string(blocks_done_) + " of " + std::to_string(launch_.grid) + " blocks finished";
+  std::string s = std::to_string(launcher_->finished()) + " of " + std::to_string(launch_.grid) + " blocks finished";
   // Where the resident warps are (a cycle limit stops a runaway kernel anywhere), and a
   // memory access never answered.
   s += simt::resident_warps(kernel_, blocks_, warps_);
-  s += memory_report();
+  s += lsu_->report();
   if (executing_) {  // the thread stopped inside an instruction: a transport that never returned
     const simt::instr& in = kernel_.code[executing_pc_];
     s += "; block " + std::to_string(blocks_[executing_->block].id) + " warp " + std::to_string(executing_->index) +

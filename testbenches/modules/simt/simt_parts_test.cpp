@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
+#include "block_launcher.h"
 #include "coalescer.h"
 #include "flynn/common/bits.h"
 #include "flynn/platform/simt_asm.h"
@@ -145,4 +147,69 @@ TEST_CASE("coalescer: groups match a lane-by-lane grouping for strided, reversed
     strided += out.stride != 0;
   }
   CHECK(strided > 500);  // the strided path was exercised
+}
+
+namespace {
+// Warp slots for the block launcher, none live.
+flynn::simt::warp_slots free_warps(unsigned n) {
+  flynn::simt::warp_slots w;
+  for (unsigned s = 0; s < n; ++s) {
+    w.push_back(std::make_unique<flynn::simt::warp>());
+    w.back()->slot = static_cast<int>(s);
+  }
+  return w;
+}
+}  // namespace
+
+TEST_CASE("block launcher: blocks go into free block slots in grid order, their warps into the first free warp slots") {
+  std::vector<flynn::simt::block_slot> slots;
+  flynn::simt::block_launcher bl(slots);
+  auto warps = free_warps(4);
+  bl.start(5, 2, 2, 1024);  // 5 blocks of 2 warps, 2 resident, regions 1 KiB apart
+  REQUIRE(slots.size() == 2);
+  CHECK(slots[1].shared_base == 1024);
+  const auto* a = bl.place(warps);
+  REQUIRE(a);
+  CHECK(a->slot == 0);
+  CHECK(a->id == 0);
+  CHECK(a->warp_slots == std::vector<int>{0, 1});
+  for (int s : a->warp_slots) warps[static_cast<std::size_t>(s)]->live = true;
+  const auto* b = bl.place(warps);
+  REQUIRE(b);
+  CHECK(b->slot == 1);
+  CHECK(b->id == 1);
+  CHECK(b->warp_slots == std::vector<int>{2, 3});
+  for (int s : b->warp_slots) warps[static_cast<std::size_t>(s)]->live = true;
+  CHECK(bl.place(warps) == nullptr);  // both block slots busy
+  CHECK(bl.resident() == 2);
+  // Block 0 retires: its slot and warp slots take block 2.
+  warps[0]->live = warps[1]->live = false;
+  bl.retire(0);
+  const auto* c = bl.place(warps);
+  REQUIRE(c);
+  CHECK(c->slot == 0);
+  CHECK(c->id == 2);
+  CHECK(c->warp_slots == std::vector<int>{0, 1});
+  CHECK(bl.finished() == 1);
+  CHECK_FALSE(bl.grid_done());
+}
+
+TEST_CASE("block launcher: a free block slot waits while its block's warps find no free warp slots") {
+  std::vector<flynn::simt::block_slot> slots;
+  flynn::simt::block_launcher bl(slots);
+  auto warps = free_warps(3);
+  bl.start(2, 2, 2, 0);
+  const auto* a = bl.place(warps);
+  REQUIRE(a);
+  for (int s : a->warp_slots) warps[static_cast<std::size_t>(s)]->live = true;
+  CHECK(bl.place(warps) == nullptr);  // one warp slot left for a block of two
+  warps[0]->live = warps[1]->live = false;
+  bl.retire(a->slot);
+  const auto* b = bl.place(warps);
+  REQUIRE(b);
+  CHECK(b->id == 1);
+  CHECK(b->warp_slots == std::vector<int>{0, 1});
+  bl.retire(b->slot);
+  CHECK(bl.grid_done());
+  CHECK(bl.resident() == 0);
 }

@@ -45,6 +45,8 @@ struct block_slot;
 struct memory_request;
 struct memory_op;
 struct lane_groups;
+class load_store_unit;
+class block_launcher;
 struct async_counters;
 class mbarrier_tracer;
 class hazard_checker;
@@ -161,8 +163,6 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
   void merge_warps(std::vector<warp*>& group, std::uint64_t t);
   std::vector<warp*> group_;  // form_warp's answer
-  std::vector<int> free_slots_;  // launch_blocks' scratch
-  unsigned first_free_block_ = 0;  // no block slot below it is free
   std::uint64_t execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
   std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
   void branch(warp& w, const simt::instr& in, std::uint32_t mask);
@@ -183,18 +183,17 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   const warp* unknown_warp() const;
   void count_idle(const warp* first, std::uint64_t idle);
 
-  // The load/store unit (load_store_unit.cpp): AT requests, answered in simulated time.
+  // The load/store unit (load_store_unit.h) and what it asks of the core.
   static constexpr std::uint64_t unknown_cycle = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t execute_memory(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t,
-                               std::uint64_t occupancy);
+  class lsu_link;
+  std::unique_ptr<lsu_link> lsu_link_;
+  std::unique_ptr<simt::load_store_unit> lsu_;
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                      sc_core::sc_time& delay) override;
-  void send_requests(unsigned port);
-  void complete_memory(tlm::tlm_generic_payload* gp, const sc_core::sc_time& at);
+  std::uint64_t access_done(const simt::memory_op& mo);
   void retire_block(unsigned slot, std::uint64_t t);
   std::uint64_t memory_horizon();
-  std::uint64_t horizon_ = 0;  // memory_horizon's answer, while horizon_known_
-  bool horizon_known_ = false;
+  void forget_memory_horizon();
   // The core's thread waits only through pause, which notes the simulated time it resumes
   // at: the issue loop reads it (now_, now_cycle_) instead of asking the kernel each time.
   template <class... A>
@@ -202,7 +201,7 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
     wait(a...);
     now_ = sc_core::sc_time_stamp();
     now_cycle_ = to_cycles(now_);
-    horizon_known_ = false;
+    forget_memory_horizon();
   }
   void pause_until(std::uint64_t t) {
     if (to_time(t) > now_) pause(to_time(t) - now_);
@@ -213,36 +212,8 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   // simulated time: until this cycle the core decides at simulated time, so that what it
   // reads at a cycle holds the results landed by then.
   std::uint64_t registers_land_until_ = 0;
-  // The accesses in flight by the earliest cycle each can be answered at, as known when
-  // the entry was made (a later promise raises it; an answered request leaves a stale entry):
-  // {cycle, use of the record, record}, earliest first.
-  struct response_bound {
-    std::uint64_t cycle, use;
-    simt::memory_request* rq;
-    bool operator>(const response_bound& o) const { return cycle > o.cycle; }
-  };
-  std::priority_queue<response_bound, std::vector<response_bound>, std::greater<response_bound>> response_bounds_;
-  std::uint64_t request_uses_ = 0;
   void sync_for_memory(std::uint64_t t);
   void wait_memory(std::uint64_t next);
-  std::string memory_report() const;
-  payload_pool pool_{32 * 16};  // a warp's lanes x the widest access
-  // Request records (in flight while their gp is set; reused), the free ones, and scratch
-  // of execute_memory.
-  std::vector<std::unique_ptr<simt::memory_request>> requests_;
-  std::vector<simt::memory_request*> free_requests_;
-  // Warp loads and stores in flight (kept and reused as the request records are).
-  std::vector<std::unique_ptr<simt::memory_op>> ops_;
-  std::vector<simt::memory_op*> free_ops_;
-  simt::memory_request* request_of(tlm::tlm_generic_payload& gp) const;
-  std::vector<unsigned> lsu_lanes_, lsu_pending_;
-  std::vector<std::uint64_t> lsu_addr_;
-  fixed_divisor segment_;  // segment_bytes
-  std::unique_ptr<simt::lane_groups> lsu_groups_;
-  at_request_queue requests_out_[2];  // per port (0: global, 1: shared)
-  unsigned memory_in_flight_ = 0;
-  sc_core::sc_event memory_news_;
-  end_resp_sender end_resp_owed_;  // for responses on the return path of BEGIN_REQ
   sc_core::sc_time settled_at_ = sc_core::sc_max_time();
   std::uint64_t generations_ = 0;
 
@@ -266,7 +237,7 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   std::string fault_;
   std::vector<std::unique_ptr<warp>> warps_;
   std::vector<block_slot> blocks_;
-  unsigned next_block_ = 0, blocks_done_ = 0, resident_blocks_max_ = 0;
+  std::unique_ptr<simt::block_launcher> launcher_;
   unsigned registers_used_ = 0;  // per thread: r0 .. r(n-1)
   // The units a sub-partition dispatches to: the lanes, and the sfu and load/store lanes
   // where they have their own (else their instructions run on the lanes).
@@ -297,7 +268,7 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
 
   std::uint64_t thread_digest_ = 0;
   stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
-      idle_structural_, global_requests_, global_transactions_, shared_requests_, divergent_branches_, blocks_launched_,
+      idle_structural_, divergent_branches_, blocks_launched_,
       dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
   std::uint64_t collect_operands(const warp& w, std::uint64_t t);
   // The sub-partition's bound register file (nullptr: none), and an instruction's results
@@ -305,11 +276,8 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   register_file_if* rf_of(unsigned sub) { return sub < rf.size() && rf[sub]->size() ? rf[sub]->operator->() : nullptr; }
   std::uint64_t write_back(const warp& w, const simt::reg_set& written, std::uint64_t done);
   std::vector<unsigned> rf_regs_;  // scratch
-  unsigned resident_now_ = 0;  // blocks resident
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
-  std::pair<stat_counter, stat_counter> shared_load_latency_, global_load_latency_;  // count, cycles
-  trace_signal lsu_transactions_;
   std::vector<trace_signal> warp_state_;
   std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
   bool hazard_check_ = true;
