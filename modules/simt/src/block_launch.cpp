@@ -11,6 +11,7 @@
 #include "lane_alu.h"
 #include "block_launcher.h"
 #include "load_store_unit.h"
+#include "sub_partition.h"
 
 namespace flynn {
 
@@ -55,7 +56,6 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
   launch_ = l;
   registers_used_ = block_registers();
   registers_per_thread_.reset();
-  for (auto& sub : sp_) sub.bank_free.assign(p_.operand_banks, 0);
   registers_per_thread_ += registers_used_;
   const unsigned resident = resident_blocks(p_, l, registers_used_);
   launcher_->start(l.grid, (l.block + p_.warp_size - 1) / p_.warp_size, resident, l.shared_stride());
@@ -81,7 +81,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
     decoded_.push_back({simt::reads(in, tma_op ? launch_.tensor_maps[in.rd].rank : simt::max_tma_rank), simt::writes(in),
                         pipe == simt::pipeline::multiplier ? p_.lat_mul : pipe == simt::pipeline::sfu ? p_.lat_sfu : p_.lat_alu,
                         in.code == op::mbar_wait || in.code == op::wgmma_wait || in.code == op::tma_wait,
-                        unit_of_[simt::is_memory(in.code) ? unit_lsu : pipe == simt::pipeline::sfu ? unit_sfu : unit_lanes]});
+                        units_->unit_of[simt::is_memory(in.code) ? simt::unit_lsu : pipe == simt::pipeline::sfu ? simt::unit_sfu : simt::unit_lanes]});
   }
   async_kernel_ = std::any_of(kernel_.code.begin(), kernel_.code.end(), [](const simt::instr& in) { return simt::is_async(in.code); });
   loaded_ = true;

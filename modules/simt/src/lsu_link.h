@@ -4,6 +4,7 @@
 #include "core_state.h"
 #include "flynn/simt/simt_core.h"
 #include "load_store_unit.h"
+#include "sub_partition.h"
 
 namespace flynn {
 

@@ -5,6 +5,7 @@
 
 #include "flynn/simt/simt_core.h"
 #include "lsu_link.h"
+#include "sub_partition.h"
 
 namespace flynn {
 
@@ -22,7 +23,7 @@ std::uint64_t simt_core::access_done(const simt::memory_op& mo) {
   const bool store = in.code == simt::op::st;
   const bool same_warp = w.generation == mo.generation;
   const std::uint64_t done = store || !same_warp || !w.live ? mo.done + p_.lat_lsu
-                                                            : write_back(w, decoded_[mo.pc].writes, mo.done + p_.lat_lsu);
+                                                            : sp_[sub_of(w.slot)]->write_back(decoded_[mo.pc].writes, mo.done + p_.lat_lsu);
   if (!mo.failure.empty()) {
     set_fault(mo.block, mo.warp_index, mo.failed_lane, mo.pc, mo.failure);
   } else if (same_warp && w.live) {

@@ -2,12 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <stdexcept>
 
 #include "block_launcher.h"
 #include "coalescer.h"
+#include "sub_partition.h"
 #include "flynn/common/bits.h"
 #include "flynn/platform/simt_asm.h"
 #include "flynn/simt/reconvergence.h"
@@ -212,4 +214,56 @@ TEST_CASE("block launcher: a free block slot waits while its block's warps find 
   bl.retire(b->slot);
   CHECK(bl.grid_done());
   CHECK(bl.resident() == 0);
+}
+
+namespace {
+flynn::simt::reg_set regs(std::initializer_list<unsigned> rs) {
+  flynn::simt::reg_set s;
+  for (unsigned r : rs) s.add(r);
+  return s;
+}
+flynn::simt::sub_partition collector(unsigned banks, unsigned width, flynn::stat_counter& waits) {
+  flynn::simt::sub_partition sp(0, 1, flynn::make_scheduler(flynn::warp_policy::lrr, 8), waits);
+  sp.start_collector(banks, width, nullptr);
+  return sp;
+}
+}  // namespace
+
+TEST_CASE("sub-partition: sources in one operand bank are read one a cycle, in distinct banks together") {
+  flynn::stat_counter waits;
+  auto sp = collector(4, 1, waits);
+  CHECK(sp.collect(regs({1, 2, 3}), 0, 10) == 10);  // banks 1, 2, 3: one cycle
+  CHECK(sp.collect(regs({0, 4, 8}), 0, 20) == 22);  // all in bank 0: three cycles
+  CHECK(waits.value() == 2);
+  // Bank 0 is busy until 23: an instruction at 22 reading it waits a cycle.
+  CHECK(sp.collect(regs({0}), 0, 22) == 23);
+  // The warp in the sub-partition's next slot has its registers one bank further on.
+  CHECK(sp.collect(regs({3, 7}), 1, 40) == 41);  // banks 0 and 0
+  CHECK(sp.collect(regs({3, 6}), 1, 50) == 50);  // banks 0 and 3
+}
+
+TEST_CASE("sub-partition: wider banks read more sources a cycle; no banks, nothing waits") {
+  flynn::stat_counter waits;
+  auto wide = collector(4, 2, waits);
+  CHECK(wide.collect(regs({0, 4}), 0, 10) == 10);
+  CHECK(wide.collect(regs({0, 4, 8}), 0, 20) == 21);
+  auto none = collector(0, 1, waits);
+  CHECK_FALSE(none.collects());
+  CHECK(none.collect(regs({0, 4, 8}), 0, 30) == 30);
+  CHECK(none.write_back(regs({0}), 35) == 35);  // no register file bound: results land at completion
+}
+
+TEST_CASE("sub-partition: dispatch and unit holds are its own") {
+  flynn::stat_counter waits;
+  auto sp = collector(0, 1, waits);
+  sp.hold_dispatch(7);
+  sp.hold_unit(flynn::simt::unit_sfu, 12);
+  CHECK(sp.dispatch_free() == 7);
+  CHECK(sp.unit_free(flynn::simt::unit_sfu) == 12);
+  CHECK(sp.unit_free(flynn::simt::unit_lanes) == 0);
+  const flynn::simt::dispatch_units u(32, 8, 4, 0);  // 8 lanes, 4 sfu lanes, memory on the lanes
+  CHECK(u.split);
+  CHECK(u.occupancy[flynn::simt::unit_lanes] == 4);
+  CHECK(u.occupancy[flynn::simt::unit_sfu] == 8);
+  CHECK(u.unit_of[flynn::simt::unit_lsu] == flynn::simt::unit_lanes);
 }

@@ -47,6 +47,8 @@ struct memory_op;
 struct lane_groups;
 class load_store_unit;
 class block_launcher;
+class sub_partition;
+struct dispatch_units;
 struct async_counters;
 class mbarrier_tracer;
 class hazard_checker;
@@ -239,25 +241,11 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
   std::vector<block_slot> blocks_;
   std::unique_ptr<simt::block_launcher> launcher_;
   unsigned registers_used_ = 0;  // per thread: r0 .. r(n-1)
-  // The units a sub-partition dispatches to: the lanes, and the sfu and load/store lanes
-  // where they have their own (else their instructions run on the lanes).
-  enum unit_class : unsigned { unit_lanes, unit_sfu, unit_lsu, unit_classes };
-  std::array<unsigned, unit_classes> unit_of_{};            // the unit each class runs on
-  std::array<std::uint64_t, unit_classes> occupancy_{};     // cycles an instruction holds it (warp_size / its lanes)
-  bool split_units_ = false;  // a class has lanes of its own: the dispatch may issue while a unit is busy
-  // A sub-partition: its scheduler (over warp slots sub, sub + sub_partitions, ...), the first
-  // cycle its dispatch may issue at, the cycle each unit is free from, its operand
-  // collector's register-file banks, and its issue trace.
-  struct sub_partition {
-    std::unique_ptr<warp_scheduler> sched;
-    std::uint64_t dispatch_free = 0;
-    std::array<std::uint64_t, unit_classes> unit_free{};
-    std::vector<std::uint64_t> bank_free;
-    trace_signal issue_warp, issue_pc, active_mask, active_lanes;
-  };
-  std::vector<sub_partition> sp_;
+  // The sub-partitions (sub_partition.h): warp slot s is on sub-partition s mod their count.
+  std::vector<std::unique_ptr<simt::sub_partition>> sp_;
+  std::unique_ptr<simt::dispatch_units> units_;
   unsigned sub_of(int slot) const { return static_cast<unsigned>(slot) % p_.sub_partitions; }
-  warp_scheduler& scheduler_of(int slot) { return *sp_[sub_of(slot)].sched; }
+  warp_scheduler& scheduler_of(int slot);
   void hold_unit(unsigned sub, unsigned unit, std::uint64_t until);
   bool waits_for_unit(const warp& w, std::uint64_t ready) const;
   void count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span);
@@ -271,11 +259,8 @@ class simt_core : public module, public no_dmi_initiator, public programmable_co
       idle_structural_, divergent_branches_, blocks_launched_,
       dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
   std::uint64_t collect_operands(const warp& w, std::uint64_t t);
-  // The sub-partition's bound register file (nullptr: none), and an instruction's results
-  // written back through it from cycle `done`: the cycle they are in their banks.
+  // The sub-partition's bound register file (nullptr: none).
   register_file_if* rf_of(unsigned sub) { return sub < rf.size() && rf[sub]->size() ? rf[sub]->operator->() : nullptr; }
-  std::uint64_t write_back(const warp& w, const simt::reg_set& written, std::uint64_t done);
-  std::vector<unsigned> rf_regs_;  // scratch
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
   std::vector<stat_counter> per_warp_, active_hist_;
   std::vector<trace_signal> warp_state_;
