@@ -7,6 +7,29 @@
 
 namespace flynn::asm_lexer {
 
+bool ident_start(char c, const std::string& extra) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' ||
+         extra.find(c) != std::string::npos;
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; }
+
+std::size_t number_end(const std::string& s, std::size_t i, bool exponent_sign) {
+  const bool hex_literal = i + 1 < s.size() && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+  std::size_t j = i;
+  while (j < s.size()) {
+    const char d = s[j];
+    if (std::isalnum(static_cast<unsigned char>(d)) || d == '_' || d == '.') {
+      ++j;
+    } else if (exponent_sign && (d == '+' || d == '-') && !hex_literal && j > i && (s[j - 1] == 'e' || s[j - 1] == 'E')) {
+      ++j;  // exponent sign of a floating-point literal
+    } else {
+      break;
+    }
+  }
+  return j;
+}
+
 std::vector<token> tokenize(const std::string& s, const std::string& extra_ident_start) {
   std::vector<token> out;
   std::size_t i = 0;
@@ -18,28 +41,15 @@ std::vector<token> tokenize(const std::string& s, const std::string& extra_ident
     }
     token t;
     t.col = static_cast<unsigned>(i + 1);
-    const auto uc = static_cast<unsigned char>(c);
-    if (std::isalpha(uc) || c == '_' || c == '.' || c == '$' || extra_ident_start.find(c) != std::string::npos) {
+    if (ident_start(c, extra_ident_start)) {
       t.kind = token::ident;
       std::size_t j = i + 1;
-      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' || s[j] == '.' || s[j] == '$'))
-        ++j;
+      while (j < s.size() && ident_char(s[j])) ++j;
       t.s = s.substr(i, j - i);
       i = j;
-    } else if (std::isdigit(uc)) {
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
       t.kind = token::number;
-      const bool hex_literal = i + 1 < s.size() && c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
-      std::size_t j = i;
-      while (j < s.size()) {
-        const char d = s[j];
-        if (std::isalnum(static_cast<unsigned char>(d)) || d == '_' || d == '.') {
-          ++j;
-        } else if ((d == '+' || d == '-') && !hex_literal && j > i && (s[j - 1] == 'e' || s[j - 1] == 'E')) {
-          ++j;  // exponent sign of a floating-point literal
-        } else {
-          break;
-        }
-      }
+      const std::size_t j = number_end(s, i);
       t.s = s.substr(i, j - i);
       i = j;
     } else {

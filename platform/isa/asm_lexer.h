@@ -24,6 +24,15 @@ struct token {
 
 struct operand;
 
+// The characters of an identifier: a letter, '_', '.', '$' or one of `extra` first, then
+// letters, digits, '_', '.' or '$'.
+bool ident_start(char c, const std::string& extra = "");
+bool ident_char(char c);
+
+// Where the number that starts with the digit s[i] ends: it runs on over letters, digits, '_'
+// and '.', and with `exponent_sign` over the '+' or '-' after the 'e' of a decimal exponent.
+std::size_t number_end(const std::string& s, std::size_t i, bool exponent_sign = true);
+
 // Splits one line (comments already removed). Identifiers start with a letter, '_', '.',
 // '$' or one of `extra_ident_start`, and continue with letters, digits, '_', '.', '$'.
 std::vector<token> tokenize(const std::string& s, const std::string& extra_ident_start = "");
