@@ -12,6 +12,7 @@
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 
 namespace flynn {
 
@@ -140,7 +141,7 @@ __attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> elect(
 
 // An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
 // fails), each lane on its own registers; returns the pipeline's latency.
-std::uint64_t simt_core::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
+std::uint64_t simt_core::engine::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
   static const auto arithmetic = arithmetic_table(std::make_index_sequence<static_cast<std::size_t>(op::setp)>());
   const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
   const block_slot& bs = blocks_[w.block];

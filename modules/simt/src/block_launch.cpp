@@ -8,6 +8,7 @@
 #include "hazards.h"
 #include "flynn/simt/reconvergence.h"
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 #include "lane_alu.h"
 #include "block_launcher.h"
 #include "load_store_unit.h"
@@ -39,19 +40,19 @@ unsigned resident_blocks(const simt_core_params& p, const simt_launch& l, unsign
   return std::max(1u, n);
 }
 
-unsigned simt_core::block_registers() const {
+unsigned simt_core::engine::block_registers() const {
   int regs = 0;
   for (const auto& in : kernel_.code) regs = std::max(regs, simt::highest_register(in) + 1);
   return static_cast<unsigned>(std::clamp<int>(regs, 1, simt::num_registers));
 }
 
-void simt_core::load_program(const core_program& p) {
+void simt_core::engine::load_program(const core_program& p) {
   const auto* s = dynamic_cast<const simt_program*>(&p);
   if (!s) throw std::invalid_argument(std::string("a ") + p.kind() + " program (" + name() + " runs SIMT kernels)");
   load(s->kernel, s->launch);
 }
 
-void simt_core::load(const simt::kernel& k, const simt_launch& l) {
+void simt_core::engine::load(const simt::kernel& k, const simt_launch& l) {
   kernel_ = k;
   launch_ = l;
   registers_used_ = block_registers();
@@ -88,7 +89,7 @@ void simt_core::load(const simt::kernel& k, const simt_launch& l) {
 }
 
 // Starts the blocks the launcher places, each with zeroed shared memory and its warps.
-void simt_core::launch_blocks(std::uint64_t t) {
+void simt_core::engine::launch_blocks(std::uint64_t t) {
   while (const simt::block_launcher::placement* placed = launcher_->place(warps_)) {
     const simt::block_launcher::placement& pl = *placed;
     block_slot& bs = blocks_[pl.slot];
@@ -118,7 +119,7 @@ void simt_core::launch_blocks(std::uint64_t t) {
   }
 }
 
-void simt_core::retire_block(unsigned slot, std::uint64_t t) {
+void simt_core::engine::retire_block(unsigned slot, std::uint64_t t) {
   launcher_->retire(slot);
   launch_blocks(t);
 }

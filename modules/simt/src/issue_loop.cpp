@@ -2,6 +2,7 @@
 // the asynchronous units), the pick of each sub-partition at each cycle, and the idle cycles
 // by cause when none can issue.
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 
 #include <algorithm>
 #include <array>
@@ -26,14 +27,14 @@ namespace flynn {
 
 using simt::op;
 
-bool simt_core::units_busy() const {
+bool simt_core::engine::units_busy() const {
   return (gmma.size() && gmma->in_progress()) || (tma.size() && tma->in_progress());
 }
 
 // Waits until cycle `until` or until a copy or MMA in progress reports, whichever is first.
 // (The units may have finished since the caller looked: with no news to wait for, it waits
 // only until `until`, and returns at once when that is unbounded.)
-void simt_core::wait_async(std::uint64_t until) {
+void simt_core::engine::wait_async(std::uint64_t until) {
   sc_core::sc_event_or_list news;
   bool any = false;
   if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event(), any = true;
@@ -49,13 +50,13 @@ void simt_core::wait_async(std::uint64_t until) {
 }
 
 // A live warp whose next instruction waits on a result not known yet (for the idle count).
-const simt::warp* simt_core::unknown_warp() const {
+const simt::warp* simt_core::engine::unknown_warp() const {
   for (const auto& w : warps_)
     if (w->live && !w->at_barrier && w->why == warp::wait::async) return w.get();
   return nullptr;
 }
 
-void simt_core::count_idle(const warp* first, std::uint64_t idle) {
+void simt_core::engine::count_idle(const warp* first, std::uint64_t idle) {
   if (!first || idle == 0) {
     idle_async_ += idle;
     return;
@@ -75,14 +76,14 @@ void simt_core::count_idle(const warp* first, std::uint64_t idle) {
 // (its operands and in-flight slot, and for a wait the phase, group or store it waits on;
 // unknown_cycle while that is not known yet). Completed in-flight entries before t are
 // dropped.
-std::uint64_t simt_core::ready_time(warp& w, std::uint64_t t) {
+std::uint64_t simt_core::engine::ready_time(warp& w, std::uint64_t t) {
   if (w.stack.empty()) return w.ready_at;
   const decoded& d = decoded_[w.stack.back().pc];
   if (p_.inflight == 1 && !d.unit_wait) return w.ready_at;  // (the usual case: the last issue says it all)
   return scoreboard_time(w, d, t);
 }
 
-std::uint64_t simt_core::scoreboard_time(warp& w, const decoded& d, std::uint64_t t) {
+std::uint64_t simt_core::engine::scoreboard_time(warp& w, const decoded& d, std::uint64_t t) {
   std::uint64_t r = w.ready_at;
   if (p_.inflight > 1) {
     // Instructions complete out of order (an add behind a load): drop every completed one.
@@ -115,12 +116,12 @@ std::uint64_t simt_core::scoreboard_time(warp& w, const decoded& d, std::uint64_
 // Whether the warp's next instruction waits on the asynchronous units (a barrier phase, a
 // wgmma group, its TMA stores): their news does not come through touch, so the issue loop
 // asks ready_time again at every decision.
-bool simt_core::waits_on_units(const warp& w) const {
+bool simt_core::engine::waits_on_units(const warp& w) const {
   return !w.stack.empty() && decoded_[w.stack.back().pc].unit_wait;
 }
 
 // Every change to a warp's state that its readiness depends on comes through here.
-void simt_core::touch(warp& w) {
+void simt_core::engine::touch(warp& w) {
   if (!w.dirty) {
     w.dirty = true;
     dirty_.push_back(w.slot);
@@ -132,7 +133,7 @@ void simt_core::touch(warp& w) {
 // again, and its view holds the first cycle it may issue at until it changes. A view is
 // ready at t when its warp is live, not at a barrier and its scoreboard allows an issue at
 // t.
-void simt_core::refresh_views(std::uint64_t t) {
+void simt_core::engine::refresh_views(std::uint64_t t) {
   refresh_.swap(dirty_);
   dirty_.clear();
   for (const int s : refresh_) {
@@ -159,7 +160,7 @@ void simt_core::refresh_views(std::uint64_t t) {
 // sub-partition's idle cycles by the cause of its first warp to become ready), or wait in
 // simulated time for the responses and unit progress that decide it. False when nothing
 // can ever issue again (the deadlock is reported in fault_).
-bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
+bool simt_core::engine::idle(std::uint64_t& t, bool async_in_progress) {
   // The next cycle a sub-partition can issue at, as the slots' views say at t: the earliest
   // of its live warps' ready cycles, not before its dispatch is free; and the first warp of
   // those with the earliest (a ready one not picked, one ready later, or one waiting on the
@@ -205,7 +206,7 @@ bool simt_core::idle(std::uint64_t& t, bool async_in_progress) {
 // the scheduler did not pick or whose unit is busy (structural), else what it waits on; over
 // a wait for the asynchronous units (async_span), a warp waiting on them unless that first
 // warp is ready by `to`.
-void simt_core::count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span) {
+void simt_core::engine::count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span) {
   for (unsigned k = 0; k < p_.sub_partitions; ++k) {
     const std::uint64_t start = std::max(from, sp_[k]->dispatch_free());
     if (to <= start) continue;
@@ -238,13 +239,13 @@ void simt_core::count_idle_span(std::uint64_t from, std::uint64_t to, bool async
 // a ready warp (scoreboard) and issues its instruction to the unit, and when none can issue
 // at t move to the next cycle one can (or stay idle until then); keep within the quantum of
 // simulated time.
-void simt_core::finish() {
+void simt_core::engine::finish() {
   if (!hazards_) return;
   hazard_accesses_ += hazards_->hazards() - hazard_accesses_.value();
   hazard_pairs_ += hazards_->distinct() - hazard_pairs_.value();
 }
 
-std::string simt_core::hazard_report() const {
+std::string simt_core::engine::hazard_report() const {
   if (!hazards_ || hazards_->hazards() == 0) return {};
   std::string s = std::to_string(hazards_->hazards()) + " accesses not ordered after a conflicting access, in " +
                   std::to_string(hazards_->distinct()) + " distinct pairs of instructions";
@@ -254,7 +255,7 @@ std::string simt_core::hazard_report() const {
   return s;
 }
 
-void simt_core::run() {
+void simt_core::engine::run() {
   if (!loaded_) return;
   if (hazard_check_) hazards_ = std::make_unique<simt::hazard_checker>(kernel_);
   lsu_->check_hazards(hazards_.get());
@@ -317,7 +318,7 @@ void simt_core::run() {
                               std::to_string(warp_instr_.value()) + " warp instructions");
 }
 
-void simt_core::attach_trace(trace_sink& sink) {
+void simt_core::engine::attach_trace(trace_sink& sink) {
   if (sink.wants_timeline()) timeline_ = &sink;
   for (auto& sub : sp_) sub->attach_trace(sink, name());
   lsu_->transactions_trace().attach(&sink, name(), "lsu_transactions", 8);

@@ -1,16 +1,16 @@
 // What the SIMT core answers its load/store unit (simt::lsu_host), forwarded to the core.
 #pragma once
 
+#include "core_engine.h"
 #include "core_state.h"
-#include "flynn/simt/simt_core.h"
 #include "load_store_unit.h"
 #include "sub_partition.h"
 
 namespace flynn {
 
-class simt_core::lsu_link final : public simt::lsu_host {
+class simt_core::engine::lsu_link final : public simt::lsu_host {
  public:
-  explicit lsu_link(simt_core& c) : c_(c) {}
+  explicit lsu_link(engine& c) : c_(c) {}
   void lane_fault(const simt::warp& w, unsigned lane, const std::string& what) override { c_.set_fault(w, lane, what); }
   void long_latency(const simt::warp& w) override { c_.scheduler_of(w.slot).long_latency(w.slot); }
   std::uint64_t shared_base(unsigned block) const override { return c_.blocks_[block].shared_base; }
@@ -22,7 +22,7 @@ class simt_core::lsu_link final : public simt::lsu_host {
   void protocol_fault(const std::string& what) override { c_.fault(what); }
 
  private:
-  simt_core& c_;
+  engine& c_;
 };
 
 }  // namespace flynn

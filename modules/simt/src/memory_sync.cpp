@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 #include "lsu_link.h"
 #include "sub_partition.h"
 
@@ -11,13 +12,13 @@ namespace flynn {
 
 tlm::tlm_sync_enum simt_core::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                               sc_core::sc_time& delay) {
-  return lsu_->transport_bw(gp, ph, delay);
+  return e_->lsu_->transport_bw(gp, ph, delay);
 }
 
 // A warp access's last response is in: a load's data is written back through the
 // sub-partition's register file (where bound) and its registers become ready then; a
 // failure is the warp's fault.
-std::uint64_t simt_core::access_done(const simt::memory_op& mo) {
+std::uint64_t simt_core::engine::access_done(const simt::memory_op& mo) {
   warp& w = *mo.w;
   const simt::instr& in = *mo.in;
   const bool store = in.code == simt::op::st;
@@ -45,14 +46,14 @@ std::uint64_t simt_core::access_done(const simt::memory_op& mo) {
 }
 
 // The first cycle at which a memory access not answered yet could make its warp ready.
-std::uint64_t simt_core::memory_horizon() { return lsu_->horizon(now_cycle_, settled_at_ == now_); }
-void simt_core::forget_memory_horizon() { lsu_->forget_horizon(); }
+std::uint64_t simt_core::engine::memory_horizon() { return lsu_->horizon(now_cycle_, settled_at_ == now_); }
+void simt_core::engine::forget_memory_horizon() { lsu_->forget_horizon(); }
 
 // Decisions at cycle t depend on the memory accesses in flight only once t reaches the
 // horizon: until then the core may run ahead of simulated time, after it waits for the
 // responses. (With lat_lsu 0 it decides at the cycle itself, a delta cycle after the
 // responses due then have come.)
-void simt_core::sync_for_memory(std::uint64_t t) {
+void simt_core::engine::sync_for_memory(std::uint64_t t) {
   while (lsu_->in_flight() && t >= memory_horizon()) {
     const sc_core::sc_time now = now_;
     if (p_.lat_lsu == 0 && to_time(t) == now) {
@@ -66,7 +67,7 @@ void simt_core::sync_for_memory(std::uint64_t t) {
 
 // Waits until the accesses in flight could no longer come before `next` (unknown_cycle:
 // none known), or for a response or other news.
-void simt_core::wait_memory(std::uint64_t next) {
+void simt_core::engine::wait_memory(std::uint64_t next) {
   sc_core::sc_event_or_list news;
   news |= lsu_->news();
   if (gmma.size() && gmma->in_progress()) news |= gmma->progress_event();

@@ -3,6 +3,7 @@
 // instructions to the load/store unit, asynchronous ones to async_ops). The main loop that
 // picks the warps is in issue_loop.cpp.
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 
 #include <algorithm>
 #include <array>
@@ -33,6 +34,29 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   global.bind(*this);
   shared.bind(*this);
   for (unsigned k = 0; k < p_.sub_partitions; ++k) rf.push_back(std::make_unique<rf_port>(("rf" + std::to_string(k)).c_str()));
+  e_ = std::make_unique<engine>(*this);
+  SC_HAS_PROCESS(simt_core);
+  SC_THREAD(run);
+}
+
+simt_core::~simt_core() = default;
+
+void simt_core::run() { e_->run(); }
+void simt_core::load(const simt::kernel& k, const simt_launch& l) { e_->load(k, l); }
+void simt_core::load_program(const core_program& p) { e_->load_program(p); }
+bool simt_core::has_program() const { return e_->loaded_; }
+void simt_core::check_hazards(bool on) { e_->hazard_check_ = on; }
+std::uint64_t simt_core::thread_instructions() const { return e_->thread_instr_.value(); }
+std::uint64_t simt_core::thread_count_digest() const { return e_->thread_digest_; }
+core_counts simt_core::counts() const { return e_->counts(); }
+std::string simt_core::pending_work() const { return e_->pending_work(); }
+void simt_core::attach_trace(trace_sink& sink) { e_->attach_trace(sink); }
+std::string simt_core::hazard_report() const { return e_->hazard_report(); }
+void simt_core::finish() { e_->finish(); }
+
+simt_core::engine::engine(simt_core& core)
+    : core_(core), p_(core.p_), global(core.global), shared(core.shared), gmma(core.gmma), tma(core.tma), rf(core.rf),
+      stats_(core.stats_) {
   for (unsigned k = 0; k < p_.sub_partitions; ++k)
     sp_.push_back(std::make_unique<simt::sub_partition>(k, p_.sub_partitions, make_scheduler(p_.scheduler, p_.active_warps),
                                                         operand_conflict_cycles_));
@@ -49,13 +73,11 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
   launcher_ = std::make_unique<simt::block_launcher>(blocks_);
   lsu_link_ = std::make_unique<lsu_link>(*this);
   lsu_ = std::make_unique<simt::load_store_unit>(
-      *this, *lsu_link_, simt::load_store_unit::config{p_.warp_size, p_.lat_alu, p_.lat_lsu, p_.segment_bytes}, global,
+      core_, *lsu_link_, simt::load_store_unit::config{p_.warp_size, p_.lat_alu, p_.lat_lsu, p_.segment_bytes}, global,
       shared);
   simt::load_store_unit::counters& lsu_n = lsu_->counts();
   async_n_ = std::make_unique<simt::async_counters>();
   mbar_tracer_ = std::make_unique<simt::mbarrier_tracer>();
-  SC_HAS_PROCESS(simt_core);
-  SC_THREAD(run);
   stats_.add("warp_instructions", warp_instr_, "instructions", "warp instructions issued");
   stats_.add("thread_instructions", thread_instr_, "instructions", "thread instructions (active lanes of issued warp instructions)");
   stats_.add("active_lanes_per_issue", active_hist_, "issues", "histogram: issued warp instructions with k active threads, k = index");
@@ -119,15 +141,13 @@ simt_core::simt_core(const sc_core::sc_module_name& name, const params& p)
                    "global transactions per warp memory instruction");
 }
 
-simt_core::~simt_core() = default;
+simt_core::engine::~engine() = default;
 
-std::uint64_t simt_core::thread_instructions() const { return thread_instr_.value(); }
-std::uint64_t simt_core::thread_count_digest() const { return thread_digest_; }
-core_counts simt_core::counts() const { return {warp_instr_.value(), thread_instr_.value(), thread_digest_}; }
+core_counts simt_core::engine::counts() const { return {warp_instr_.value(), thread_instr_.value(), thread_digest_}; }
 
 // ---------------------------------------------------------------------------- execution
 
-void simt_core::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
+void simt_core::engine::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
   auto& top = w.stack.back();
   const std::uint32_t pc = top.pc;
   const std::uint32_t taken = w.guarded(mask, in, p_.warp_size);
@@ -144,7 +164,7 @@ void simt_core::branch(warp& w, const simt::instr& in, std::uint32_t mask) {
   }
 }
 
-void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
+void simt_core::engine::arrive_barrier(warp& w, std::uint64_t t) {
   block_slot& bs = blocks_[w.block];
   w.at_barrier = true;
   w.why = warp::wait::barrier;
@@ -184,7 +204,7 @@ void simt_core::arrive_barrier(warp& w, std::uint64_t t) {
   }
 }
 
-void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
+void simt_core::engine::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
   block_slot& bs = blocks_[w.block];
   bs.exited_threads += set_bits(which & ~w.exited);
   w.exited |= which;
@@ -217,7 +237,7 @@ void simt_core::exit_threads(warp& w, std::uint32_t which, std::uint64_t t) {
 // warps whose next instruction is at the same PC, when none of their active threads' home
 // lanes is taken (the register file is partitioned by lane, so a thread cannot move to
 // another lane).
-const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
+const std::vector<simt::warp*>& simt_core::engine::form_warp(warp& w, std::uint64_t t) {
   if (group_.size() != 1) group_.resize(1);  // (sized at load; merging grows it)
   group_.front() = &w;
   if (p_.divergence == divergence_policy::dwf) merge_warps(group_, t);
@@ -225,7 +245,7 @@ const std::vector<simt::warp*>& simt_core::form_warp(warp& w, std::uint64_t t) {
 }
 
 // Dynamic warp formation: the ready warps that join group (w alone so far) at cycle t.
-void simt_core::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
+void simt_core::engine::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
   const warp& w = *group.front();
   const std::uint32_t full = first_lanes(p_.warp_size);
   const std::uint32_t pc = w.stack.back().pc;
@@ -252,7 +272,7 @@ void simt_core::merge_warps(std::vector<warp*>& group, std::uint64_t t) {
 // dwf several whose threads occupy distinct lanes) from their sub-partition, whose unit for
 // it is then busy for its occupancy, and whose dispatch is busy until the next cycle when
 // its units are split (else until the lanes are free).
-void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
+void simt_core::engine::issue(const std::vector<warp*>& group, std::uint64_t t) {
   const unsigned k = sub_of(group.front()->slot);
   simt::sub_partition& sub = *sp_[k];
   const unsigned unit = decoded_[group.front()->stack.back().pc].unit;
@@ -300,7 +320,7 @@ void simt_core::issue(const std::vector<warp*>& group, std::uint64_t t) {
 // The unit `unit` of sub-partition `sub` is busy until cycle `until`: the warps whose next
 // instruction needs it cannot issue before (their views learn it now; a warp whose view is
 // refreshed later learns it in refresh_views).
-void simt_core::hold_unit(unsigned sub, unsigned unit, std::uint64_t until) {
+void simt_core::engine::hold_unit(unsigned sub, unsigned unit, std::uint64_t until) {
   sp_[sub]->hold_unit(unit, until);
   for (std::size_t s = sub; s < warps_.size(); s += p_.sub_partitions) {
     const warp& x = *warps_[s];
@@ -311,7 +331,7 @@ void simt_core::hold_unit(unsigned sub, unsigned unit, std::uint64_t until) {
 }
 
 // Whether what keeps w from issuing until `ready` is its unit's lanes.
-bool simt_core::waits_for_unit(const warp& w, std::uint64_t ready) const {
+bool simt_core::engine::waits_for_unit(const warp& w, std::uint64_t ready) const {
   if (!units_->split || w.stack.empty()) return false;
   return sp_[sub_of(w.slot)]->unit_free(decoded_[w.stack.back().pc].unit) == ready;
 }
@@ -319,7 +339,7 @@ bool simt_core::waits_for_unit(const warp& w, std::uint64_t ready) const {
 // The operand collector of w's sub-partition (sub_partition::collect). The wgmma
 // accumulators and descriptors, and the mma.sync fragments, go through the sub-partitions'
 // register files (register_file modules) on the GMMA unit's path.
-std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
+std::uint64_t simt_core::engine::collect_operands(const warp& w, std::uint64_t t) {
   simt::sub_partition& sub = *sp_[sub_of(w.slot)];
   if (!sub.collects()) return t;
   const std::uint32_t pc = w.stack.back().pc;
@@ -327,10 +347,10 @@ std::uint64_t simt_core::collect_operands(const warp& w, std::uint64_t t) {
   return sub.collect(decoded_[pc].reads, static_cast<unsigned>(w.slot) / p_.sub_partitions, t);
 }
 
-warp_scheduler& simt_core::scheduler_of(int slot) { return sp_[sub_of(slot)]->scheduler(); }
+warp_scheduler& simt_core::engine::scheduler_of(int slot) { return sp_[sub_of(slot)]->scheduler(); }
 
 // The instruction at the top of w's stack, for w's active threads; returns its completion.
-std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupancy) {
+std::uint64_t simt_core::engine::execute(warp& w, std::uint64_t t, std::uint64_t occupancy) {
   auto& top = w.stack.back();
   const std::uint32_t pc = top.pc;
   const simt::instr& in = kernel_.code[pc];
@@ -438,7 +458,7 @@ std::uint64_t simt_core::execute(warp& w, std::uint64_t t, std::uint64_t occupan
 
 // mma.sync for the whole warp (.aligned: every thread executes it, none guarded off):
 // through the sub-partition's register file and tensor core; returns the cycle D is written.
-std::uint64_t simt_core::execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
+std::uint64_t simt_core::engine::execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t) {
   const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
   if (lanes != 0xffffffffu || w.threads != 32) {
     set_fault(w, lanes ? static_cast<unsigned>(__builtin_ctz(lanes)) : 0,

@@ -6,6 +6,7 @@
 #include "block_launcher.h"
 #include "load_store_unit.h"
 #include "flynn/simt/simt_core.h"
+#include "core_engine.h"
 
 namespace flynn::simt {
 
@@ -92,11 +93,11 @@ namespace flynn {
 
 // The core's own reports: the first fault of a run (with the warp, thread and instruction
 // it names), and the work left when the run stops with some (pending_work).
-void simt_core::set_fault(const warp& w, unsigned lane, const std::string& what) {
+void simt_core::engine::set_fault(const warp& w, unsigned lane, const std::string& what) {
   set_fault(w.block, w.index, lane, w.stack.empty() ? 0 : w.stack.back().pc, what);
 }
 
-void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what) {
+void simt_core::engine::set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what) {
   if (!fault_.empty()) return;
   const auto& in = kernel_.code[std::min<std::size_t>(pc, kernel_.code.size() - 1)];
   fault_ = "block " + std::to_string(blocks_[block].id) + " warp " + std::to_string(warp_index) + " thread " +
@@ -104,7 +105,7 @@ void simt_core::set_fault(unsigned block, unsigned warp_index, unsigned lane, st
            std::to_string(in.line) + ": " + in.text + "): " + what;
 }
 
-std::string simt_core::pending_work() const {
+std::string simt_core::engine::pending_work() const {
   if (done_ || !loaded_) return {};
   std::string s = std::to_string(launcher_->finished()) + " of " + std::to_string(launch_.grid) + " blocks finished";
   // Where the resident warps are (a cycle limit stops a runaway kernel anywhere), and a

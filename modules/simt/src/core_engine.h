@@ -1,0 +1,192 @@
+// The SIMT core's issue loop and the parts it drives (private to modules/simt/src): the
+// warp and block slots, the sub-partitions, the load/store unit, the block launcher, the
+// asynchronous units' bookkeeping and the statistics. simt_core (the module) owns one and
+// gives it its clock, sockets, debug lines and statistics group.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core_state.h"
+#include "flynn/simt/simt_core.h"
+
+namespace flynn {
+
+namespace simt {
+struct lane_groups;
+class load_store_unit;
+class lsu_host;
+class block_launcher;
+class sub_partition;
+struct dispatch_units;
+struct async_counters;
+class mbarrier_tracer;
+class hazard_checker;
+}  // namespace simt
+
+class simt_core::engine {
+ public:
+  using params = simt_core_params;
+  using warp = simt::warp;
+  using block_slot = simt::block_slot;
+  explicit engine(simt_core& core);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // What the module gives the loop: its parameters, sockets and ports, statistics group,
+  // clock, debug lines, log and faults.
+  simt_core& core_;
+  const params& p_;
+  tlm::tlm_initiator_socket<32>& global;
+  tlm::tlm_initiator_socket<32>& shared;
+  sc_core::sc_port<gmma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND>& gmma;
+  sc_core::sc_port<tma_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND>& tma;
+  std::vector<std::unique_ptr<rf_port>>& rf;
+  stats_group& stats_;
+  const char* name() const { return core_.name(); }
+  sc_core::sc_time to_time(std::uint64_t n) const { return core_.to_time(n); }
+  std::uint64_t to_cycles(const sc_core::sc_time& t) const { return core_.to_cycles(t); }
+  std::uint64_t to_cycles_ceil(const sc_core::sc_time& t) const { return core_.to_cycles_ceil(t); }
+  const sc_core::sc_time& clock_period() const { return core_.clock_period(); }
+  bool debugging(const debug_flag& flag) const { return core_.debugging(flag); }
+  void debug(const debug_flag& flag, std::uint64_t cycle, const std::string& what) const { core_.debug(flag, cycle, what); }
+  bool log_enabled(int verbosity) const { return core_.log_enabled(verbosity); }
+  void log(int verbosity, const std::string& msg) const { core_.log(verbosity, msg); }
+  void fault(const std::string& what) const { core_.fault(what); }
+  template <class Socket>
+  unsigned debug_transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
+                           unsigned length) {
+    return core_.debug_transport(socket, command, address, data, length);
+  }
+
+  // What simt_core's own interface asks of it.
+  void run();
+  void load(const simt::kernel& k, const simt_launch& l);
+  void load_program(const core_program& p);
+  core_counts counts() const;
+  std::string pending_work() const;
+  void attach_trace(trace_sink& sink);
+  std::string hazard_report() const;
+  void finish();
+
+  std::uint64_t ready_time(warp& w, std::uint64_t t);
+  bool waits_on_units(const warp& w) const;
+  void touch(warp& w);
+  void refresh_views(std::uint64_t t);
+  // The scheduler's view of the slots (see refresh_views) and the slots to look at again.
+  std::vector<warp_view> views_;
+  std::vector<int> dirty_, refresh_;
+  bool idle(std::uint64_t& t, bool async_in_progress);
+  void launch_blocks(std::uint64_t t);
+  void issue(const std::vector<warp*>& group, std::uint64_t t);
+  std::uint64_t execute(warp& w, std::uint64_t t, std::uint64_t occupancy);
+  const std::vector<warp*>& form_warp(warp& w, std::uint64_t t);
+  void merge_warps(std::vector<warp*>& group, std::uint64_t t);
+  std::vector<warp*> group_;  // form_warp's answer
+  std::uint64_t execute_mma_sync(warp& w, const simt::instr& in, std::uint32_t mask, std::uint64_t t);
+  std::uint64_t execute_alu(warp& w, const simt::instr& in, std::uint32_t mask);
+  void branch(warp& w, const simt::instr& in, std::uint32_t mask);
+  void arrive_barrier(warp& w, std::uint64_t t);
+  void exit_threads(warp& w, std::uint32_t which, std::uint64_t t);
+  unsigned block_registers() const;
+  void set_fault(const warp& w, unsigned lane, const std::string& what);
+  void set_fault(unsigned block, unsigned warp_index, unsigned lane, std::uint32_t pc, const std::string& what);
+  // The bound asynchronous units, nullptr where none is bound.
+  gmma_if* gmma_unit() { return gmma.size() ? gmma.operator->() : nullptr; }
+  tma_if* tma_unit() { return tma.size() ? tma.operator->() : nullptr; }
+  // TMA loads or MMAs whose results are not known yet (only a kernel with asynchronous
+  // instructions, TMA, mbarrier or wgmma, starts any).
+  bool async_pending() const { return async_kernel_ && units_busy(); }
+  bool units_busy() const;
+  bool async_kernel_ = false;
+  void wait_async(std::uint64_t until);       // until that cycle or news from them
+  const warp* unknown_warp() const;
+  void count_idle(const warp* first, std::uint64_t idle);
+
+  // The load/store unit (load_store_unit.h) and what it asks of the core.
+  static constexpr std::uint64_t unknown_cycle = std::numeric_limits<std::uint64_t>::max();
+  class lsu_link;
+  std::unique_ptr<lsu_link> lsu_link_;
+  std::unique_ptr<simt::load_store_unit> lsu_;
+  std::uint64_t access_done(const simt::memory_op& mo);
+  void retire_block(unsigned slot, std::uint64_t t);
+  std::uint64_t memory_horizon();
+  void forget_memory_horizon();
+  // The core's thread waits only through pause, which notes the simulated time it resumes
+  // at: the issue loop reads it (now_, now_cycle_) instead of asking the kernel each time.
+  template <class... A>
+  void pause(const A&... a) {
+    sc_core::wait(a...);
+    now_ = sc_core::sc_time_stamp();
+    now_cycle_ = to_cycles(now_);
+    forget_memory_horizon();
+  }
+  void pause_until(std::uint64_t t) {
+    if (to_time(t) > now_) pause(to_time(t) - now_);
+  }
+  sc_core::sc_time now_;
+  std::uint64_t now_cycle_ = 0;
+  // Register-file writes (MMA results) land in the warps' registers at their cycles in
+  // simulated time: until this cycle the core decides at simulated time, so that what it
+  // reads at a cycle holds the results landed by then.
+  std::uint64_t registers_land_until_ = 0;
+  void sync_for_memory(std::uint64_t t);
+  void wait_memory(std::uint64_t next);
+  sc_core::sc_time settled_at_ = sc_core::sc_max_time();
+  std::uint64_t generations_ = 0;
+
+  simt::kernel kernel_;
+  simt_launch launch_;
+  std::vector<std::uint32_t> ipdom_;  // reconvergence PC per instruction
+  // Per instruction, worked out once at load (the issue loop asks at every decision): the
+  // registers and predicates it reads and writes (the scoreboard), its pipeline's latency
+  // (ALU class) and whether it waits on the asynchronous units.
+  struct decoded {
+    simt::reg_set reads, writes;
+    std::uint64_t latency = 0;
+    bool unit_wait = false;
+    unsigned unit = 0;  // the unit it is dispatched to (unit_class, as mapped by unit_of_)
+  };
+  std::vector<decoded> decoded_;
+  // ready_time with several instructions in flight or a wait on the asynchronous units.
+  std::uint64_t scoreboard_time(warp& w, const decoded& d, std::uint64_t t);
+  bool loaded_ = false, done_ = false;
+  std::string fault_;
+  std::vector<std::unique_ptr<warp>> warps_;
+  std::vector<block_slot> blocks_;
+  std::unique_ptr<simt::block_launcher> launcher_;
+  unsigned registers_used_ = 0;  // per thread: r0 .. r(n-1)
+  // The sub-partitions (sub_partition.h): warp slot s is on sub-partition s mod their count.
+  std::vector<std::unique_ptr<simt::sub_partition>> sp_;
+  std::unique_ptr<simt::dispatch_units> units_;
+  unsigned sub_of(int slot) const { return static_cast<unsigned>(slot) % p_.sub_partitions; }
+  warp_scheduler& scheduler_of(int slot);
+  void hold_unit(unsigned sub, unsigned unit, std::uint64_t until);
+  bool waits_for_unit(const warp& w, std::uint64_t ready) const;
+  void count_idle_span(std::uint64_t from, std::uint64_t to, bool async_span);
+  std::uint64_t age_ = 0, end_ = 0;
+  const warp* executing_ = nullptr;  // the instruction being executed (cleared between issues)
+  std::uint32_t executing_pc_ = 0;
+  std::uint64_t executing_at_ = 0;
+
+  std::uint64_t thread_digest_ = 0;
+  stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
+      idle_structural_, divergent_branches_, blocks_launched_,
+      dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
+  std::uint64_t collect_operands(const warp& w, std::uint64_t t);
+  // The sub-partition's bound register file (nullptr: none).
+  register_file_if* rf_of(unsigned sub) { return sub < rf.size() && rf[sub]->size() ? rf[sub]->operator->() : nullptr; }
+  std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
+  std::vector<stat_counter> per_warp_, active_hist_;
+  std::vector<trace_signal> warp_state_;
+  std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
+  bool hazard_check_ = true;
+  std::unique_ptr<simt::hazard_checker> hazards_;  // while checking, from the start of the run
+  stat_counter hazard_accesses_, hazard_pairs_;
+  trace_sink* timeline_ = nullptr;             // warp instructions as slices
+};
+
+}  // namespace flynn
