@@ -130,38 +130,6 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
   bank_seen_.assign(p_.banks, 0);
   all_banks_ = p_.banks >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << p_.banks) - 1;
   port_requests_.resize(n);
-
-  stats_.add("reads", reads_, "requests", "read requests served");
-  stats_.add("writes", writes_, "requests", "write requests served");
-  stats_.add("bytes_read", bytes_read_, "B", "bytes read");
-  stats_.add("bytes_written", bytes_written_, "B", "bytes written");
-  stats_.add("atomic_operations", atomics_, "elements",
-             "elements read, modified and written by atomic requests (one per lane)");
-  stats_.add("word_accesses", word_accesses_, "words", "bank word accesses (lanes reading one word share it)");
-  stats_.add("wavefronts", wavefronts_, "wavefronts",
-             "bank passes issued; a request needs as many as the most words it has in one bank");
-  stats_.add("bank_accesses", bank_accesses_, "words", "word accesses per bank");
-  stats_.add("port_requests", port_requests_, "requests", "requests per port");
-  stats_.add("bank_conflicts", conflicts_, "accesses",
-             "word accesses that waited for a bank: issued in a pass beyond the fewest a request's distinct words "
-             "need (ceil(words / banks)), or in a pass delayed by a bank still busy");
-  stats_.add("bank_stall_cycles", bank_stall_, "cycles",
-             "cycles requests finished later than the fewest passes their distinct words need would let them, "
-             "because of busy banks");
-  stats_.add("port_stall_cycles", port_stall_, "cycles",
-             "cycles requests waited for a port still issuing an earlier request's wavefronts");
-  stats_.add("call_order_grants", call_order_grants_, "requests",
-             "requests granted after another port's LT call for a later cycle had been booked (an initiator running "
-             "ahead of simulated time): their arbitration followed call order, not simulated time (see lt_time_order)");
-  stats_.add("errors", errors_, "requests", "requests answered with an error response");
-  stats_.add("debug_accesses", dbg_, "requests", "transport_dbg calls");
-  stats_.add_real(
-      "elements_per_cycle",
-      [this] {
-        if (word_accesses_.value() == 0) return 0.0;
-        return double(word_accesses_.value()) / double(last_cycle_ - first_cycle_ + 1);
-      },
-      "words/cycle", "word accesses per cycle from the first to the last wavefront issued");
 }
 
 banked_memory::~banked_memory() = default;

@@ -76,36 +76,6 @@ cache::cache(const sc_core::sc_module_name& name, const params& p) : timing_stag
   sets_ = p_.capacity() / (std::uint64_t(p_.line_bytes) * p_.ways);
   lines_.resize(sets_ * p_.ways);
   mshrs_.resize(p_.mshrs);
-  stats_.add("reads", reads_, "requests", "read requests (atomics included)");
-  stats_.add("writes", writes_, "requests", "write requests");
-  stats_.add("hits", hits_, "requests",
-             "lookups that found what they needed: a read whose sectors were all present, a write whose lines were "
-             "all present (a write allocating a line is a miss, not a hit)");
-  stats_.add("misses", misses_, "requests",
-             "lookups with a line not present: a read that fetches it, a write that allocates it (write-back)");
-  stats_.add("sector_misses", sector_misses_, "requests", "reads whose lines were present with a sector missing");
-  stats_.add("read_lookups", read_lookups_, "requests", "reads (atomics included) looked up in the tags");
-  stats_.add("read_hits", read_hits_, "requests", "reads looked up whose sectors were all present");
-  stats_.add("write_lookups", write_lookups_, "requests", "writes looked up in the tags (write-back)");
-  stats_.add("write_hits", write_hits_, "requests", "writes looked up whose lines were all present");
-  stats_.add("mshr_merges", merged_, "requests", "missing requests that waited only on fills already in flight");
-  stats_.add("evictions", evictions_, "lines", "lines replaced");
-  stats_.add("writebacks", writebacks_, "lines", "dirty lines written back to the next level");
-  stats_.add("fills", fills_, "requests", "fill requests answered by the next level");
-  stats_.add("bypassed", bypassed_, "requests", "ld.global.cg loads passed on (bypass_cache_global)");
-  stats_.add("uncached", uncached_, "requests",
-             "requests passed on uncached: more of their lines in one set than ways, or more missing lines than MSHRs");
-  stats_.add("mshr_stalls", stalls_, "requests", "lookups that found no free MSHR, target or replaceable line, and waited");
-  stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in the input queue, summed");
-  const auto rate = [](const stat_counter& hits, std::uint64_t lookups) {
-    return lookups ? double(hits.value()) / double(lookups) : 0.0;
-  };
-  stats_.add_real(
-      "hit_rate", [this, rate] { return rate(hits_, read_lookups_.value() + write_lookups_.value()); }, "",
-      "hits / lookups (requests passed on without a lookup, bypassed, uncached or written through, are not counted)");
-  stats_.add_ratio("read_hit_rate", read_hits_, read_lookups_, "", "read_hits / read_lookups");
-  stats_.add_ratio("write_hit_rate", write_hits_, write_lookups_, "", "write_hits / write_lookups");
-  stats_.add_ratio("mean_latency", latency_sum_, responses_, "cycles", "mean cycles from a request's arrival to its response");
 }
 
 void cache::attach_trace(trace_sink& sink) {

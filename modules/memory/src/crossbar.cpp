@@ -54,11 +54,6 @@ crossbar::crossbar(const sc_core::sc_module_name& name, const params& p)
   out_link_.resize(p_.outputs);
   back_out_link_.resize(p_.outputs);
   per_output_.resize(p_.outputs);
-  stats_.add("requests", requests_, "requests", "requests through the crossbar");
-  stats_.add("requests_per_output", per_output_, "requests", "requests per output");
-  stats_.add("far_requests", far_requests_, "requests", "requests between partitions (far_latency each way)");
-  stats_.add("link_wait_cycles", link_wait_, "cycles", "cycles requests and responses waited for busy links, summed");
-  stats_.add_ratio("mean_latency", latency_sum_, responses_, "cycles", "mean cycles from a request's arrival to its response");
 }
 
 // Bookings that end before the current cycle can no longer matter: every request still to

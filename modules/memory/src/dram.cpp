@@ -98,23 +98,6 @@ dram::dram(const sc_core::sc_module_name& name, const params& p)
     ch.next_refresh = std::uint64_t(p_.tREFI) * (c + 1) / pcs;
   }
   pc_bursts_.resize(pcs);
-  stats_.add("reads", reads_, "requests", "read requests");
-  stats_.add("writes", writes_, "requests", "write requests");
-  stats_.add("bytes", bytes_, "B", "bytes the requests asked for");
-  stats_.add("bursts", bursts_, "bursts", "column accesses (burst_bytes each) on the data buses");
-  stats_.add("bursts_per_pseudo_channel", pc_bursts_, "bursts", "column accesses per pseudo-channel");
-  stats_.add("row_hits", row_hits_, "bursts", "column accesses to the open row");
-  stats_.add("row_misses", row_misses_, "bursts", "column accesses to a bank with no open row (ACT first)");
-  stats_.add("row_conflicts", row_conflicts_, "bursts", "column accesses to a bank with another row open (PRE, ACT first)");
-  stats_.add("activates", activates_, "commands", "ACT commands");
-  stats_.add("precharges", precharges_, "commands", "PRE commands (auto-precharges included)");
-  stats_.add("refreshes", refreshes_, "commands", "all-bank refreshes that delayed or preceded an access");
-  stats_.add("queue_wait_cycles", queue_wait_, "cycles", "cycles requests waited for room in a full pseudo-channel queue, summed");
-  stats_.add("bus_busy_cycles", bus_cycles_, "cycles", "data-bus cycles the bursts occupied, summed over pseudo-channels");
-  stats_.add_real(
-      "mean_latency", [this] { return reads_.value() + writes_.value() ? double(latency_sum_.value()) / double(reads_.value() + writes_.value()) : 0.0; },
-      "cycles", "mean cycles from a request's arrival to its response");
-  stats_.add_ratio("row_hit_rate", row_hits_, bursts_, "", "row hits / column accesses");
 }
 
 dram::location dram::locate(std::uint64_t a) const {

@@ -1,6 +1,12 @@
 // Statistics: named counters with unit and description, grouped per module.
 // Modules own a stats_group and update plain counters; writers (text, JSON) live in the
 // platform and walk the group. Nothing is ever scraped from printed output.
+//
+// A module declares each statistic once, as a member that enters itself in the group with
+// its name, unit and description (statistic, statistic_vector, statistic_histogram,
+// stat_ratio, stat_formula, stat_alias below). The group lists entries in the order they
+// were added, which is the order of the members' declarations; the group keeps their
+// addresses, so these members can be neither copied nor moved.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +107,86 @@ class stats_group {
  private:
   std::string owner_;
   std::vector<stat_entry> entries_;
+};
+
+// A counter that enters itself in a group where it is declared:
+//   statistic hits_{stats_, "hits", "requests", "lookups that hit"};
+class statistic : public stat_counter {
+ public:
+  statistic(stats_group& g, const std::string& name, const std::string& unit, const std::string& desc) {
+    g.add(name, *this, unit, desc);
+  }
+  statistic(const statistic&) = delete;
+  statistic& operator=(const statistic&) = delete;
+};
+
+// One counter per part of a module (a bank, a port, an output), entered in a group where it
+// is declared; sized by the module's constructor once the number of parts is known.
+class statistic_vector {
+ public:
+  statistic_vector(stats_group& g, const std::string& name, const std::string& unit,
+                   const std::string& desc) {
+    g.add(name, counters_, unit, desc);
+  }
+  statistic_vector(const statistic_vector&) = delete;
+  statistic_vector& operator=(const statistic_vector&) = delete;
+
+  void resize(std::size_t n) { counters_.resize(n); }
+  std::size_t size() const { return counters_.size(); }
+  stat_counter& operator[](std::size_t i) { return counters_[i]; }
+  const stat_counter& operator[](std::size_t i) const { return counters_[i]; }
+
+ private:
+  std::vector<stat_counter> counters_;
+};
+
+// A histogram that enters itself in a group where it is declared.
+class statistic_histogram : public stat_histogram {
+ public:
+  statistic_histogram(stats_group& g, const std::string& name, std::uint64_t bucket_width,
+                      std::size_t buckets, const std::string& unit, const std::string& desc)
+      : stat_histogram(bucket_width, buckets) {
+    g.add(name, *this, unit, desc);
+  }
+  statistic_histogram(const statistic_histogram&) = delete;
+  statistic_histogram& operator=(const statistic_histogram&) = delete;
+};
+
+// A formula num / den (0 while den is 0) entered in a group where it is declared, after its
+// operands: a mean (sum / count) or a rate (hits / lookups), read when the statistics are
+// written.
+class stat_ratio {
+ public:
+  stat_ratio(stats_group& g, const std::string& name, const stat_counter& num, const stat_counter& den,
+             const std::string& unit, const std::string& desc) {
+    g.add_ratio(name, num, den, unit, desc);
+  }
+  stat_ratio(const stat_ratio&) = delete;
+  stat_ratio& operator=(const stat_ratio&) = delete;
+};
+
+// A real-valued formula (a callable returning double) entered in a group where it is
+// declared, after whatever it reads; called when the statistics are written.
+class stat_formula {
+ public:
+  stat_formula(stats_group& g, const std::string& name, std::function<double()> f,
+               const std::string& unit, const std::string& desc) {
+    g.add_real(name, std::move(f), unit, desc);
+  }
+  stat_formula(const stat_formula&) = delete;
+  stat_formula& operator=(const stat_formula&) = delete;
+};
+
+// An entry for a counter that another object owns (a helper the module holds), entered in
+// a group where it is declared, after that object.
+class stat_alias {
+ public:
+  stat_alias(stats_group& g, const std::string& name, const stat_counter& c, const std::string& unit,
+             const std::string& desc) {
+    g.add(name, c, unit, desc);
+  }
+  stat_alias(const stat_alias&) = delete;
+  stat_alias& operator=(const stat_alias&) = delete;
 };
 
 }  // namespace flynn

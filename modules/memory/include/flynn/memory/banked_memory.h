@@ -249,15 +249,44 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   std::vector<std::size_t> runs_;                             // scratch: bank run starts
   std::uint64_t first_cycle_ = UINT64_MAX, last_cycle_ = 0;
 
-  // Stats.
-  stat_counter reads_, writes_, bytes_read_, bytes_written_, word_accesses_, wavefronts_,
-      conflicts_, bank_stall_, port_stall_, errors_, dbg_, call_order_grants_, atomics_;
+  // Statistics, in the order they are written.
+  statistic reads_{stats_, "reads", "requests", "read requests served"};
+  statistic writes_{stats_, "writes", "requests", "write requests served"};
+  statistic bytes_read_{stats_, "bytes_read", "B", "bytes read"};
+  statistic bytes_written_{stats_, "bytes_written", "B", "bytes written"};
+  statistic atomics_{stats_, "atomic_operations", "elements",
+                     "elements read, modified and written by atomic requests (one per lane)"};
+  statistic word_accesses_{stats_, "word_accesses", "words", "bank word accesses (lanes reading one word share it)"};
+  statistic wavefronts_{stats_, "wavefronts", "wavefronts",
+                        "bank passes issued; a request needs as many as the most words it has in one bank"};
+  statistic_vector bank_accesses_{stats_, "bank_accesses", "words", "word accesses per bank"};
+  statistic_vector port_requests_{stats_, "port_requests", "requests", "requests per port"};
+  statistic conflicts_{stats_, "bank_conflicts", "accesses",
+                       "word accesses that waited for a bank: issued in a pass beyond the fewest a request's distinct "
+                       "words need (ceil(words / banks)), or in a pass delayed by a bank still busy"};
+  statistic bank_stall_{stats_, "bank_stall_cycles", "cycles",
+                        "cycles requests finished later than the fewest passes their distinct words need would let "
+                        "them, because of busy banks"};
+  statistic port_stall_{stats_, "port_stall_cycles", "cycles",
+                        "cycles requests waited for a port still issuing an earlier request's wavefronts"};
+  statistic call_order_grants_{
+      stats_, "call_order_grants", "requests",
+      "requests granted after another port's LT call for a later cycle had been booked (an initiator running "
+      "ahead of simulated time): their arbitration followed call order, not simulated time (see lt_time_order)"};
+  statistic errors_{stats_, "errors", "requests", "requests answered with an error response"};
+  statistic dbg_{stats_, "debug_accesses", "requests", "transport_dbg calls"};
+  stat_formula elements_per_cycle_{
+      stats_, "elements_per_cycle",
+      [this] {
+        if (word_accesses_.value() == 0) return 0.0;
+        return double(word_accesses_.value()) / double(last_cycle_ - first_cycle_ + 1);
+      },
+      "words/cycle", "word accesses per cycle from the first to the last wavefront issued"};
   std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
   void note_call_order(unsigned port, std::uint64_t arrival);
   bool keeps_local_time(const sc_core::sc_process_handle& caller);
   sc_core::sc_process_handle last_caller_;
   bool last_caller_local_time_ = false;
-  std::vector<stat_counter> bank_accesses_, port_requests_;
 
   // Tracing: busy intervals merged per bank / port before they are recorded.
   struct interval_trace {

@@ -122,9 +122,44 @@ class cache : public timing_stage {
   std::vector<set_need> needs_;  // scratch: a lookup's sets
   std::unordered_map<const request*, waiting_info> waits_;
 
-  stat_counter bypassed_, uncached_;
-  stat_counter reads_, writes_, hits_, misses_, sector_misses_, read_lookups_, write_lookups_, read_hits_, write_hits_, merged_, evictions_, writebacks_, fills_,
-      stalls_, queue_wait_, latency_sum_, responses_;
+  stat_counter latency_sum_, responses_;  // the operands of mean_latency, not written themselves
+  // Statistics, in the order they are written.
+  statistic reads_{stats_, "reads", "requests", "read requests (atomics included)"};
+  statistic writes_{stats_, "writes", "requests", "write requests"};
+  statistic hits_{stats_, "hits", "requests",
+                  "lookups that found what they needed: a read whose sectors were all present, a write whose lines "
+                  "were all present (a write allocating a line is a miss, not a hit)"};
+  statistic misses_{stats_, "misses", "requests",
+                    "lookups with a line not present: a read that fetches it, a write that allocates it (write-back)"};
+  statistic sector_misses_{stats_, "sector_misses", "requests", "reads whose lines were present with a sector missing"};
+  statistic read_lookups_{stats_, "read_lookups", "requests", "reads (atomics included) looked up in the tags"};
+  statistic read_hits_{stats_, "read_hits", "requests", "reads looked up whose sectors were all present"};
+  statistic write_lookups_{stats_, "write_lookups", "requests", "writes looked up in the tags (write-back)"};
+  statistic write_hits_{stats_, "write_hits", "requests", "writes looked up whose lines were all present"};
+  statistic merged_{stats_, "mshr_merges", "requests", "missing requests that waited only on fills already in flight"};
+  statistic evictions_{stats_, "evictions", "lines", "lines replaced"};
+  statistic writebacks_{stats_, "writebacks", "lines", "dirty lines written back to the next level"};
+  statistic fills_{stats_, "fills", "requests", "fill requests answered by the next level"};
+  statistic bypassed_{stats_, "bypassed", "requests", "ld.global.cg loads passed on (bypass_cache_global)"};
+  statistic uncached_{stats_, "uncached", "requests",
+                      "requests passed on uncached: more of their lines in one set than ways, or more missing lines "
+                      "than MSHRs"};
+  statistic stalls_{stats_, "mshr_stalls", "requests",
+                    "lookups that found no free MSHR, target or replaceable line, and waited"};
+  statistic queue_wait_{stats_, "queue_wait_cycles", "cycles",
+                        "cycles requests waited for room in the input queue, summed"};
+  stat_formula hit_rate_{stats_, "hit_rate",
+                         [this] {
+                           const std::uint64_t lookups = read_lookups_.value() + write_lookups_.value();
+                           return lookups ? double(hits_.value()) / double(lookups) : 0.0;
+                         },
+                         "",
+                         "hits / lookups (requests passed on without a lookup, bypassed, uncached or written "
+                         "through, are not counted)"};
+  stat_ratio read_hit_rate_{stats_, "read_hit_rate", read_hits_, read_lookups_, "", "read_hits / read_lookups"};
+  stat_ratio write_hit_rate_{stats_, "write_hit_rate", write_hits_, write_lookups_, "", "write_hits / write_lookups"};
+  stat_ratio mean_latency_{stats_, "mean_latency", latency_sum_, responses_, "cycles",
+                           "mean cycles from a request's arrival to its response"};
   trace_signal mshr_sig_;
   unsigned mshrs_busy_ = 0;
 };

@@ -61,8 +61,15 @@ class crossbar : public timing_stage {
   unsigned hash_bits_ = 0;
   std::vector<occupancy_calendar> in_link_, out_link_, back_in_link_, back_out_link_;  // links, each way
   void forget(std::uint64_t now);
-  stat_counter requests_, far_requests_, link_wait_, latency_sum_, responses_;
-  std::vector<stat_counter> per_output_;
+  stat_counter latency_sum_, responses_;  // the operands of mean_latency, not written themselves
+  // Statistics, in the order they are written.
+  statistic requests_{stats_, "requests", "requests", "requests through the crossbar"};
+  statistic_vector per_output_{stats_, "requests_per_output", "requests", "requests per output"};
+  statistic far_requests_{stats_, "far_requests", "requests", "requests between partitions (far_latency each way)"};
+  statistic link_wait_{stats_, "link_wait_cycles", "cycles",
+                       "cycles requests and responses waited for busy links, summed"};
+  stat_ratio mean_latency_{stats_, "mean_latency", latency_sum_, responses_, "cycles",
+                           "mean cycles from a request's arrival to its response"};
   std::vector<std::uint64_t> blocks_;  // scratch
 };
 

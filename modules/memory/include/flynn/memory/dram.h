@@ -108,9 +108,31 @@ class dram : public timing_stage {
   std::vector<std::uint64_t> blocks_;  // scratch: a request's bursts
   std::vector<unsigned> used_;         // scratch: its pseudo-channels
 
-  stat_counter reads_, writes_, bytes_, bursts_, row_hits_, row_misses_, row_conflicts_, activates_, precharges_,
-      refreshes_, queue_wait_, bus_cycles_, latency_sum_;
-  std::vector<stat_counter> pc_bursts_;
+  stat_counter latency_sum_;  // read by mean_latency, not written itself
+  // Statistics, in the order they are written.
+  statistic reads_{stats_, "reads", "requests", "read requests"};
+  statistic writes_{stats_, "writes", "requests", "write requests"};
+  statistic bytes_{stats_, "bytes", "B", "bytes the requests asked for"};
+  statistic bursts_{stats_, "bursts", "bursts", "column accesses (burst_bytes each) on the data buses"};
+  statistic_vector pc_bursts_{stats_, "bursts_per_pseudo_channel", "bursts", "column accesses per pseudo-channel"};
+  statistic row_hits_{stats_, "row_hits", "bursts", "column accesses to the open row"};
+  statistic row_misses_{stats_, "row_misses", "bursts", "column accesses to a bank with no open row (ACT first)"};
+  statistic row_conflicts_{stats_, "row_conflicts", "bursts",
+                           "column accesses to a bank with another row open (PRE, ACT first)"};
+  statistic activates_{stats_, "activates", "commands", "ACT commands"};
+  statistic precharges_{stats_, "precharges", "commands", "PRE commands (auto-precharges included)"};
+  statistic refreshes_{stats_, "refreshes", "commands", "all-bank refreshes that delayed or preceded an access"};
+  statistic queue_wait_{stats_, "queue_wait_cycles", "cycles",
+                        "cycles requests waited for room in a full pseudo-channel queue, summed"};
+  statistic bus_cycles_{stats_, "bus_busy_cycles", "cycles",
+                        "data-bus cycles the bursts occupied, summed over pseudo-channels"};
+  stat_formula mean_latency_{stats_, "mean_latency",
+                             [this] {
+                               const std::uint64_t n = reads_.value() + writes_.value();
+                               return n ? double(latency_sum_.value()) / double(n) : 0.0;
+                             },
+                             "cycles", "mean cycles from a request's arrival to its response"};
+  stat_ratio row_hit_rate_{stats_, "row_hit_rate", row_hits_, bursts_, "", "row hits / column accesses"};
   std::vector<trace_signal> act_sig_, burst_sig_;  // per pseudo-channel: the bank of each ACT, bursts done
 };
 
