@@ -87,39 +87,6 @@ mma_engine::mma_engine(const sc_core::sc_module_name& name, const params& p)
   for (auto& x : a_) x = from_f32(p_.type, u(rng));
   for (auto& x : b_) x = from_f32(p_.type, u(rng));
   for (auto& x : c_) x = u(rng);
-  stats_.add("hw_instructions", instructions_, "instructions", "MMA instructions the warps issue, counted as each is issued (one per warp and instruction shape)");
-  stats_.add("rf_reads", rf_reads_, "reads",
-             "warp registers (32 lanes x 4 B) of A and B fragments read for the issued instructions: with the "
-             "sub-partitions' register files bound (rfW), the registers of the read requests they answered (their "
-             "banks and crossbar time them); else counted from the fragment sizes, against rf_read_bytes_per_cycle");
-  stats_.add("rf_read_bytes", rf_read_bytes_, "B", "the bytes of those registers");
-  stats_.add("rf_write_bytes", rf_write_bytes_, "B",
-             "A and B bytes written into the register files from shared memory (operands through registers): with "
-             "register files bound, the write requests they answered (through their result queues and banks); else "
-             "counted per K block from the units' tile sizes, untimed");
-  stats_.add("smem_reads", smem_wavefronts_, "wavefronts",
-             "shared-memory wavefronts the A and B reads took, as the memory reports them (a request a target "
-             "without banks serves counts as one)");
-  stats_.add("smem_requests", smem_requests_, "requests", "128-byte shared-memory read requests of A and B");
-  stats_.add("fmas", fmas_, "FMA", "multiply-adds done by the tensor cores");
-  stats_.add("datapath_cycles", tc_busy_, "cycles", "cycles the busiest tensor core computed");
-  stats_.add("units", units_, "units", "operand-sharing units (threads / scope)");
-  stats_.add("k_blocks", k_blocks_, "blocks", "MMAs in sequence (K / k_block)");
-  stats_.add_real("mma_cycles", [this] { return double(total_); }, "cycles", "first request to the last D written back");
-  stats_.add_real(
-      "mma_interval",
-      [this] {
-        const std::uint64_t b = k_blocks_.value();
-        return b > 1 ? double(last_block_done_ - first_block_done_) / double(b - 1) : 0.0;
-      },
-      "cycles", "steady-state cycles between consecutive dependent MMAs (K blocks) on a sub-partition");
-  stats_.add_real(
-      "fma_per_cycle", [this] { return total_ ? double(fmas_.value()) / double(total_) : 0.0; }, "FMA/cycle",
-      "throughput: multiply-adds per cycle over the whole run");
-  stats_.add_real(
-      "tensor_utilisation",
-      [this] { return total_ ? double(fmas_.value()) / (double(total_) * p_.fma_per_cycle * p_.sub_partitions) : 0.0; },
-      "", "multiply-adds / (cycles x sub-partitions x fma_per_cycle)");
 }
 
 // Reads `bytes` in mma_smem_request_bytes requests, one per cycle from t; returns when the

@@ -28,19 +28,6 @@ register_file::register_file(const sc_core::sc_module_name& name, const params& 
   SC_METHOD(land);
   sensitive << land_ev_;
   dont_initialize();
-  stats_.add("reads", reads_, "registers",
-             "warp registers read (128 B each) by either path: the tensor path's requests (port) and the SIMT core's "
-             "operand collector (operands)");
-  stats_.add("writes", writes_, "registers", "warp registers written (128 B each) by either path");
-  stats_.add("operand_reads", operand_reads_, "registers", "of reads: source registers of the SIMT core's instructions");
-  stats_.add("result_writes", result_writes_, "registers", "of writes: results of the SIMT core's instructions");
-  stats_.add("read_requests", read_requests_, "requests", "read requests (one per tensor-path request or core instruction)");
-  stats_.add("write_requests", write_requests_, "requests", "write-back requests (one per tensor-path request or core instruction)");
-  stats_.add("bank_conflict_cycles", conflict_cycles_, "cycles", "cycles requests waited for a busy bank");
-  stats_.add("crossbar_cycles", crossbar_cycles_, "cycles", "cycles the crossbar carried read data (with a width set)");
-  stats_.add("crossbar_wait_cycles", crossbar_wait_, "cycles",
-             "cycles read requests waited for the crossbar after their registers were read, summed");
-  stats_.add("result_queue_full_cycles", queue_full_cycles_, "cycles", "cycles write-backs waited for a result-queue entry");
 }
 
 // The first cycle at or after t in which `bank` is free; reserves it.

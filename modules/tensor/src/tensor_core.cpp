@@ -81,17 +81,6 @@ tensor_core::tensor_core(const sc_core::sc_module_name& name, const params& p)
     : module(name, p.clock_ns), port("port"), p_(p) {
   throw_if_invalid("tensor_core", p_.check());
   port.register_b_transport(this, &tensor_core::b_transport);
-  stats_.add("blocks", blocks_, "blocks", "blocks of work received");
-  stats_.add("steps", steps_, "steps", "datapath steps (step_m x step_n x step_k multiply-adds each)");
-  stats_.add("fmas", fmas_, "FMA", "multiply-adds");
-  stats_.add("busy_cycles", busy_, "cycles", "cycles the datapath computed");
-  stats_.add_real(
-      "utilisation",
-      [this] {
-        const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
-        return now ? double(busy_.value()) / double(now) : 0.0;
-      },
-      "", "busy cycles / cycles of the run");
 }
 
 // The first `cycles` free cycles in a row at or after `arrive`; reserves them.

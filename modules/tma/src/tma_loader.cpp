@@ -53,16 +53,6 @@ tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
   link.bind(*this);
   SC_THREAD(writer);
   SC_THREAD(reader);
-  stats_.add("copies", copies_, "copies", "bulk tensor copies");
-  stats_.add("rows", rows_, "rows", "box rows moved");
-  stats_.add("bytes", bytes_, "B", "bytes written to shared memory (zero fill included)");
-  stats_.add("stores", stores_, "copies", "bulk tensor copies from shared to global memory");
-  stats_.add("bytes_stored", bytes_stored_, "B", "bytes written to global memory by stores");
-  stats_.add("oob_bytes", oob_bytes_, "B", "bytes outside the tensor, filled with zeros");
-  stats_.add("global_requests", global_requests_, "requests", "global-memory read bursts");
-  stats_.add_ratio(
-      "mean_copy_latency", copy_latency_, copies_landed_, "cycles", "mean cycles from a load's issue by the warp to its last row written to shared memory");
-  stats_.add("shared_requests", shared_requests_, "requests", "shared-memory writes (multi-lane when swizzled)");
 }
 
 std::string tma_loader::transfer(tlm::tlm_initiator_socket<32>& s, tlm::tlm_command cmd, std::uint64_t addr,

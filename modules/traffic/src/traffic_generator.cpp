@@ -231,37 +231,13 @@ traffic_generator::traffic_generator(const sc_core::sc_module_name& name, const 
         return m;
       }()),
       plan_(p.start_cycle, p.issue_interval, p.max_outstanding),
-      peq_("peq", this, &traffic_generator::on_phase),
-      latency_(p.histogram_bucket, p.histogram_buckets) {
+      peq_("peq", this, &traffic_generator::on_phase) {
   throw_if_invalid("traffic_generator", p_.check());
   out.bind(*this);
   if (p_.at)
     sc_core::sc_spawn([this] { run_at(); }, "run");
   else
     sc_core::sc_spawn([this] { run_lt(); }, "run");
-
-  stats_.add("requests", completed_, "requests", "requests completed");
-  stats_.add("reads", reads_, "requests", "read requests completed");
-  stats_.add("writes", writes_, "requests", "write requests completed");
-  stats_.add("bytes", bytes_, "B", "bytes transferred");
-  stats_.add("latency", latency_, "cycles", "request issue to response, per request");
-  stats_.add("overlap_stalls", plan_.overlap_stalls(), "requests",
-             "requests held back until an overlapping request in flight (one of the two a "
-             "write) completed");
-  stats_.add("overlap_stall_cycles", plan_.overlap_stall_cycles(), "cycles",
-             "cycles requests were held back by overlapping requests in flight");
-  stats_.add_real(
-      "bandwidth", [this] {
-        if (!completed_.value()) return 0.0;
-        return double(bytes_.value()) / double(last_done_ - first_issue_);
-      },
-      "B/cycle", "bytes per cycle from the first issue to the last response");
-  stats_.add_real(
-      "requests_per_cycle", [this] {
-        if (!completed_.value()) return 0.0;
-        return double(completed_.value()) / double(last_done_ - first_issue_);
-      },
-      "requests/cycle", "requests per cycle from the first issue to the last response");
 }
 
 // A run stopped by a fault leaves requests in flight; their payloads must not take the

@@ -32,13 +32,6 @@ scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
   mem.bind(*this);
   SC_HAS_PROCESS(scalar_unit);
   SC_THREAD(run);
-  stats_.add("instructions", instructions_, "instructions", "instructions executed (scalar and vector)");
-  stats_.add("scalar_instructions", scalar_instr_, "instructions", "instructions executed by the scalar unit");
-  stats_.add("vector_instructions", vector_instr_, "instructions", "instructions dispatched to the vector unit");
-  stats_.add("memory_instructions", mem_instr_, "instructions", "scalar loads and stores");
-  stats_.add("overlapped_memory", overlapped_mem_, "instructions",
-             "memory instructions issued one cycle after an independent memory instruction");
-  stats_.add("branches_taken", branches_taken_, "branches", "taken branches");
 }
 
 void scalar_unit::load(const vec::program& prog) {

@@ -84,13 +84,9 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
   reg_progress_.resize(8);
 
   static const char* unit_names[] = {"add", "logic", "shift", "mul", "div", "fadd", "fmul", "cmp"};
-  stats_.add("instructions", instructions_, "instructions", "vector instructions dispatched (control included)");
-  stats_.add("element_ops", element_ops_, "elements", "element operations (arithmetic, compare, memory)");
-  stats_.add("memory_elements", mem_elements_, "elements", "elements loaded or stored");
-  stats_.add("chained_operands", chained_, "operands", "vector source operands read element by element from an instruction still in flight");
-  stats_.add("unchained_operands", unchained_, "operands", "vector source operands that waited for the whole producing instruction");
-  stats_.add("masked_off_elements", masked_skipped_, "elements", "elements not written because their mask bit is 0");
-  stats_.add("port_stall_cycles", port_stall_, "cycles", "cycles memory instructions waited for a port held by an earlier one");
+  // Each function unit's and memory port's statistics, and those written after them, are
+  // entered here rather than at members: the number of ports is a parameter (the ports are
+  // made above).
   for (std::size_t u = 0; u < units_.size(); ++u) {
     stats_.add(std::string("fu_") + unit_names[u] + "_elements", units_[u].element_ops, "elements",
                std::string(unit_names[u]) + " unit: element operations");

@@ -98,10 +98,86 @@ class gmma_unit : public lt_initiator, public gmma_if {
   sc_core::sc_event work_ev_, progress_ev_;
   std::deque<std::uint64_t> math_starts_;  // of the last MMAs: an operand buffer frees when its MMA computes
   std::uint64_t last_end_ = 0, first_end_ = 0, fmas_after_first_ = 0;
-  stat_counter wgmmas_, hw_instructions_, smem_requests_, a_smem_bytes_, b_smem_bytes_, b_multicast_bytes_, rf_read_bytes_,
-      rf_acc_read_bytes_, rf_write_bytes_, fmas_, start_wait_, tc_blocks_, accumulator_wait_, smem_wavefronts_,
-      sync_mmas_, sync_fmas_, idle_stage_, idle_group_, idle_other_wait_, idle_issue_, idle_barrier_, idle_operands_,
-      idle_accumulators_;
+  // Statistics, in the order they are written.
+  statistic wgmmas_{stats_, "wgmma", "instructions", "warpgroup MMAs run (one per group of warps)"};
+  statistic hw_instructions_{stats_, "hw_instructions", "instructions",
+                             "wgmma instructions the warps issued (one per warp)"};
+  statistic smem_requests_{stats_, "smem_requests", "requests",
+                           "multi-lane shared-memory reads of A and B (16-byte chunks)"};
+  statistic smem_wavefronts_{stats_, "smem_reads", "wavefronts",
+                             "shared-memory wavefronts the A and B reads took, as the bound memory reports them"};
+  statistic a_smem_bytes_{stats_, "a_smem_bytes", "B", "A bytes read from shared memory"};
+  statistic b_smem_bytes_{stats_, "b_smem_bytes", "B", "B bytes read from shared memory (once per MMA)"};
+  statistic b_multicast_bytes_{stats_, "b_multicast_bytes", "B",
+                               "B bytes delivered to the sub-partitions (multicast)"};
+  statistic rf_read_bytes_{stats_, "rf_read_bytes", "B", "A operand bytes read from the register files (.rs)"};
+  statistic rf_acc_read_bytes_{stats_, "rf_accumulator_bytes", "B",
+                               "accumulator (C) bytes read from the register files"};
+  statistic rf_write_bytes_{stats_, "rf_write_bytes", "B", "D bytes written back into the accumulator registers"};
+  statistic fmas_{stats_, "fmas", "FMA", "multiply-adds of the MMAs"};
+  statistic tc_blocks_{stats_, "tensor_core_blocks", "blocks",
+                       "blocks of work sent to the tensor cores (one per warp and column group)"};
+  statistic accumulator_wait_{stats_, "accumulator_wait_cycles", "cycles",
+                              "cycles column groups waited for an earlier MMA's D to land in the accumulators they "
+                              "read, summed"};
+  statistic sync_mmas_{stats_, "mma_sync", "instructions", "mma.sync instructions run (one per warp)"};
+  statistic sync_fmas_{stats_, "mma_sync_fmas", "FMA", "multiply-adds of the mma.sync instructions"};
+  stat_formula mma_sync_fma_rate_{
+      stats_, "mma_sync_fma_rate",
+      [this] { return sync_last_ > sync_first_ ? double(sync_fmas_.value()) / double(sync_last_ - sync_first_) : 0.0; },
+      "FMA/cycle", "mma.sync multiply-adds over the cycles from the first one's issue to the last one's D written"};
+  stat_formula mma_sync_to_wgmma_rate_{
+      stats_, "mma_sync_to_wgmma_rate",
+      [this] {
+        const double sync =
+            sync_last_ > sync_first_ ? double(sync_fmas_.value()) / double(sync_last_ - sync_first_) : 0.0;
+        const double group =
+            last_end_ > first_end_ ? double(fmas_after_first_) / double(last_end_ - first_end_) : 0.0;
+        return group > 0 ? sync / group : 0.0;
+      },
+      "", "mma_sync_fma_rate / mma_fma_rate, when the run has both"};
+  // The tensor cores' idle cycles by cause, summed over the tensor cores: every cycle of a
+  // tensor core is busy or in exactly one of these (docs/modules/gmma_unit.md).
+  statistic idle_stage_{stats_, "tc_idle_stage_wait", "cycles",
+                        "tensor-core idle cycles before an MMA's first warp issued it, while that warp waited on "
+                        "an mbarrier (its operands' TMA copies landing)"};
+  statistic idle_group_{stats_, "tc_idle_group_wait", "cycles",
+                        "... while that warp waited in wgmma.wait_group for its earlier MMAs"};
+  statistic idle_other_wait_{stats_, "tc_idle_other_wait", "cycles", "... while that warp waited in tma.wait"};
+  statistic idle_issue_{stats_, "tc_idle_issue", "cycles",
+                        "... while that warp issued other instructions (address and descriptor arithmetic, loop "
+                        "control, epilogue stores) or waited on their results"};
+  statistic idle_barrier_{stats_, "tc_idle_start_barrier", "cycles",
+                          "tensor-core idle cycles between an MMA's first and last warp arriving"};
+  statistic idle_operands_{stats_, "tc_idle_operands", "cycles",
+                           "tensor-core idle cycles from the last warp arriving until the block's A and B were in "
+                           "(start latency, operand buffers, shared-memory reads; mma.sync: its register-file read)"};
+  statistic idle_accumulators_{stats_, "tc_idle_accumulators", "cycles",
+                               "tensor-core idle cycles waiting for an earlier MMA's D in the accumulators and the "
+                               "C read through the register file"};
+  stat_formula tc_idle_after_last_{
+      stats_, "tc_idle_after_last",
+      [this] {
+        const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+        std::uint64_t s = 0;
+        for (std::uint64_t e : tc_end_) s += now > e ? now - e : 0;
+        return double(s);
+      },
+      "cycles", "tensor-core idle cycles after each one's last block, to the end of the run"};
+  statistic start_wait_{stats_, "start_barrier_cycles", "cycles",
+                        "cycles between the first and the last warp arriving, summed"};
+  stat_formula mma_interval_{
+      stats_, "mma_interval",
+      [this] {
+        const std::uint64_t n = wgmmas_.value();
+        return n > 1 ? double(last_end_ - first_end_) / double(n - 1) : 0.0;
+      },
+      "cycles", "mean cycles between the ends of consecutive MMAs"};
+  stat_formula mma_fma_rate_{
+      stats_, "mma_fma_rate",
+      [this] { return last_end_ > first_end_ ? double(fmas_after_first_) / double(last_end_ - first_end_) : 0.0; },
+      "FMA/cycle",
+      "multiply-adds of the MMAs after the first over the cycles between the first's end and the last's"};
   std::vector<std::uint64_t> tc_end_;  // per tensor core: the end of its last block
   // mma.sync: its first issue and its last D written (the rate's span)
   std::uint64_t sync_first_ = UINT64_MAX, sync_last_ = 0;

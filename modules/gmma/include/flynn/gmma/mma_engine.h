@@ -96,8 +96,47 @@ class mma_engine : public lt_initiator, public golden_self_check {
   std::uint64_t first_block_done_ = 0, last_block_done_ = 0;  // sub-partition 0
   trace_signal k_block_sig_, requests_sig_;
   std::vector<trace_signal> sp_busy_, sp_group_;
-  stat_counter instructions_, rf_reads_, rf_read_bytes_, rf_write_bytes_, smem_requests_, smem_wavefronts_, fmas_,
-      tc_busy_, units_, k_blocks_;
+  // Statistics, in the order they are written.
+  statistic instructions_{stats_, "hw_instructions", "instructions",
+                          "MMA instructions the warps issue, counted as each is issued (one per warp and "
+                          "instruction shape)"};
+  statistic rf_reads_{stats_, "rf_reads", "reads",
+                      "warp registers (32 lanes x 4 B) of A and B fragments read for the issued instructions: with "
+                      "the sub-partitions' register files bound (rfW), the registers of the read requests they "
+                      "answered (their banks and crossbar time them); else counted from the fragment sizes, "
+                      "against rf_read_bytes_per_cycle"};
+  statistic rf_read_bytes_{stats_, "rf_read_bytes", "B", "the bytes of those registers"};
+  statistic rf_write_bytes_{stats_, "rf_write_bytes", "B",
+                            "A and B bytes written into the register files from shared memory (operands through "
+                            "registers): with register files bound, the write requests they answered (through "
+                            "their result queues and banks); else counted per K block from the units' tile sizes, "
+                            "untimed"};
+  statistic smem_wavefronts_{stats_, "smem_reads", "wavefronts",
+                             "shared-memory wavefronts the A and B reads took, as the memory reports them (a "
+                             "request a target without banks serves counts as one)"};
+  statistic smem_requests_{stats_, "smem_requests", "requests", "128-byte shared-memory read requests of A and B"};
+  statistic fmas_{stats_, "fmas", "FMA", "multiply-adds done by the tensor cores"};
+  statistic tc_busy_{stats_, "datapath_cycles", "cycles", "cycles the busiest tensor core computed"};
+  statistic units_{stats_, "units", "units", "operand-sharing units (threads / scope)"};
+  statistic k_blocks_{stats_, "k_blocks", "blocks", "MMAs in sequence (K / k_block)"};
+  stat_formula mma_cycles_{stats_, "mma_cycles", [this] { return double(total_); }, "cycles",
+                           "first request to the last D written back"};
+  stat_formula mma_interval_{
+      stats_, "mma_interval",
+      [this] {
+        const std::uint64_t b = k_blocks_.value();
+        return b > 1 ? double(last_block_done_ - first_block_done_) / double(b - 1) : 0.0;
+      },
+      "cycles", "steady-state cycles between consecutive dependent MMAs (K blocks) on a sub-partition"};
+  stat_formula fma_per_cycle_{stats_, "fma_per_cycle",
+                              [this] { return total_ ? double(fmas_.value()) / double(total_) : 0.0; }, "FMA/cycle",
+                              "throughput: multiply-adds per cycle over the whole run"};
+  stat_formula tensor_utilisation_{
+      stats_, "tensor_utilisation",
+      [this] {
+        return total_ ? double(fmas_.value()) / (double(total_) * p_.fma_per_cycle * p_.sub_partitions) : 0.0;
+      },
+      "", "multiply-adds / (cycles x sub-partitions x fma_per_cycle)"};
 };
 
 }  // namespace flynn

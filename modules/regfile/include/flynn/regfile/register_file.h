@@ -99,8 +99,26 @@ class register_file : public module, public register_file_if {
   // request can reserve them any more (when pruned, and at the end), so in time order.
   std::vector<trace_signal> busy_sig_;
   std::vector<std::uint8_t> shown_;  // each signal's last value shown
-  stat_counter reads_, writes_, read_requests_, write_requests_, conflict_cycles_, queue_full_cycles_, crossbar_cycles_,
-      crossbar_wait_, operand_reads_, result_writes_;
+  // Statistics, in the order they are written.
+  statistic reads_{stats_, "reads", "registers",
+                   "warp registers read (128 B each) by either path: the tensor path's requests (port) and the "
+                   "SIMT core's operand collector (operands)"};
+  statistic writes_{stats_, "writes", "registers", "warp registers written (128 B each) by either path"};
+  statistic operand_reads_{stats_, "operand_reads", "registers",
+                           "of reads: source registers of the SIMT core's instructions"};
+  statistic result_writes_{stats_, "result_writes", "registers",
+                           "of writes: results of the SIMT core's instructions"};
+  statistic read_requests_{stats_, "read_requests", "requests",
+                           "read requests (one per tensor-path request or core instruction)"};
+  statistic write_requests_{stats_, "write_requests", "requests",
+                            "write-back requests (one per tensor-path request or core instruction)"};
+  statistic conflict_cycles_{stats_, "bank_conflict_cycles", "cycles", "cycles requests waited for a busy bank"};
+  statistic crossbar_cycles_{stats_, "crossbar_cycles", "cycles",
+                             "cycles the crossbar carried read data (with a width set)"};
+  statistic crossbar_wait_{stats_, "crossbar_wait_cycles", "cycles",
+                           "cycles read requests waited for the crossbar after their registers were read, summed"};
+  statistic queue_full_cycles_{stats_, "result_queue_full_cycles", "cycles",
+                               "cycles write-backs waited for a result-queue entry"};
   // Writes made ahead of the cycle they land at: their values wait here, in (cycle, order)
   // order, and go into the registers at that cycle (just before it, so that everything at
   // the cycle sees them).

@@ -68,7 +68,17 @@ class tensor_core : public module {
   std::map<std::uint64_t, std::uint64_t> busy_at_;
   std::uint64_t reserve(std::uint64_t arrive, std::uint64_t cycles);
   std::vector<float> af_, bf_;  // the block's operands widened to fp32
-  stat_counter blocks_, steps_, fmas_, busy_;
+  // Statistics, in the order they are written.
+  statistic blocks_{stats_, "blocks", "blocks", "blocks of work received"};
+  statistic steps_{stats_, "steps", "steps", "datapath steps (step_m x step_n x step_k multiply-adds each)"};
+  statistic fmas_{stats_, "fmas", "FMA", "multiply-adds"};
+  statistic busy_{stats_, "busy_cycles", "cycles", "cycles the datapath computed"};
+  stat_formula utilisation_{stats_, "utilisation",
+                            [this] {
+                              const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+                              return now ? double(busy_.value()) / double(now) : 0.0;
+                            },
+                            "", "busy cycles / cycles of the run"};
   trace_signal busy_sig_;
 };
 

@@ -137,8 +137,19 @@ class tma_loader : public module, public tma_if, public no_dmi_initiator {
 
   params p_;
   std::uint64_t next_issue_ = 0, busy_until_ = 0;
-  stat_counter copies_, rows_, bytes_, oob_bytes_, global_requests_, shared_requests_, stores_, bytes_stored_,
-      copies_landed_, copy_latency_;
+  stat_counter copies_landed_, copy_latency_;  // the operands of mean_copy_latency, not written themselves
+  // Statistics, in the order they are written.
+  statistic copies_{stats_, "copies", "copies", "bulk tensor copies"};
+  statistic rows_{stats_, "rows", "rows", "box rows moved"};
+  statistic bytes_{stats_, "bytes", "B", "bytes written to shared memory (zero fill included)"};
+  statistic stores_{stats_, "stores", "copies", "bulk tensor copies from shared to global memory"};
+  statistic bytes_stored_{stats_, "bytes_stored", "B", "bytes written to global memory by stores"};
+  statistic oob_bytes_{stats_, "oob_bytes", "B", "bytes outside the tensor, filled with zeros"};
+  statistic global_requests_{stats_, "global_requests", "requests", "global-memory read bursts"};
+  stat_ratio mean_copy_latency_{stats_, "mean_copy_latency", copy_latency_, copies_landed_, "cycles",
+                               "mean cycles from a load's issue by the warp to its last row written to shared memory"};
+  statistic shared_requests_{stats_, "shared_requests", "requests",
+                             "shared-memory writes (multi-lane when swizzled)"};
   std::map<std::uint64_t, std::int64_t> in_flight_;  // bytes in flight: changes by cycle
   trace_sink* timeline_ = nullptr;                    // copies as async spans
   trace_signal bytes_in_flight_;

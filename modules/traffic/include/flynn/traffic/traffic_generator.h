@@ -174,12 +174,35 @@ class traffic_generator : public module, public no_dmi_initiator, public golden_
   bool done_ = false;
   std::uint64_t first_issue_ = UINT64_MAX, last_done_ = 0;
 
-  stat_counter completed_, reads_, writes_, bytes_;
   // Trace: +1 at each request's issue cycle, -1 at its completion; the level is written in
   // time order at the end (requests complete out of issue order).
   trace_signal in_flight_sig_;
   std::map<std::uint64_t, std::int64_t> in_flight_;
-  stat_histogram latency_;
+
+  // Statistics, in the order they are written.
+  statistic completed_{stats_, "requests", "requests", "requests completed"};
+  statistic reads_{stats_, "reads", "requests", "read requests completed"};
+  statistic writes_{stats_, "writes", "requests", "write requests completed"};
+  statistic bytes_{stats_, "bytes", "B", "bytes transferred"};
+  statistic_histogram latency_{stats_, "latency", p_.histogram_bucket, p_.histogram_buckets, "cycles",
+                               "request issue to response, per request"};
+  stat_alias overlap_stalls_{stats_, "overlap_stalls", plan_.overlap_stalls(), "requests",
+                             "requests held back until an overlapping request in flight (one of the two a "
+                             "write) completed"};
+  stat_alias overlap_stall_cycles_{stats_, "overlap_stall_cycles", plan_.overlap_stall_cycles(), "cycles",
+                                   "cycles requests were held back by overlapping requests in flight"};
+  stat_formula bandwidth_{stats_, "bandwidth",
+                          [this] {
+                            if (!completed_.value()) return 0.0;
+                            return double(bytes_.value()) / double(last_done_ - first_issue_);
+                          },
+                          "B/cycle", "bytes per cycle from the first issue to the last response"};
+  stat_formula requests_per_cycle_{stats_, "requests_per_cycle",
+                                   [this] {
+                                     if (!completed_.value()) return 0.0;
+                                     return double(completed_.value()) / double(last_done_ - first_issue_);
+                                   },
+                                   "requests/cycle", "requests per cycle from the first issue to the last response"};
 };
 
 }  // namespace flynn

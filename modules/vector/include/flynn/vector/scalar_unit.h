@@ -91,8 +91,15 @@ class scalar_unit : public lt_initiator, public programmable_core {
   int prev_load_dst_ = -1;
   std::uint32_t pc_now_ = 0;
 
-  stat_counter instructions_, scalar_instr_, vector_instr_, mem_instr_, branches_taken_,
-      overlapped_mem_;
+  // Statistics, in the order they are written.
+  statistic instructions_{stats_, "instructions", "instructions", "instructions executed (scalar and vector)"};
+  statistic scalar_instr_{stats_, "scalar_instructions", "instructions", "instructions executed by the scalar unit"};
+  statistic vector_instr_{stats_, "vector_instructions", "instructions",
+                          "instructions dispatched to the vector unit"};
+  statistic mem_instr_{stats_, "memory_instructions", "instructions", "scalar loads and stores"};
+  statistic overlapped_mem_{stats_, "overlapped_memory", "instructions",
+                            "memory instructions issued one cycle after an independent memory instruction"};
+  statistic branches_taken_{stats_, "branches_taken", "branches", "taken branches"};
   trace_signal pc_sig_, issue_sig_;
 };
 

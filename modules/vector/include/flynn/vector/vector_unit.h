@@ -184,8 +184,20 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   bool ops_started_ = false;
   std::vector<stat_counter> ops_hist_;  // cycles with k element operations, k = index
 
-  stat_counter instructions_, element_ops_, chained_, unchained_, masked_skipped_,
-      port_stall_, mem_elements_;
+  // Statistics, in the order they are written; each function unit's and memory port's, and
+  // those written after them, are entered by the constructor.
+  statistic instructions_{stats_, "instructions", "instructions",
+                          "vector instructions dispatched (control included)"};
+  statistic element_ops_{stats_, "element_ops", "elements", "element operations (arithmetic, compare, memory)"};
+  statistic mem_elements_{stats_, "memory_elements", "elements", "elements loaded or stored"};
+  statistic chained_{stats_, "chained_operands", "operands",
+                     "vector source operands read element by element from an instruction still in flight"};
+  statistic unchained_{stats_, "unchained_operands", "operands",
+                       "vector source operands that waited for the whole producing instruction"};
+  statistic masked_skipped_{stats_, "masked_off_elements", "elements",
+                            "elements not written because their mask bit is 0"};
+  statistic port_stall_{stats_, "port_stall_cycles", "cycles",
+                        "cycles memory instructions waited for a port held by an earlier one"};
   trace_signal vl_sig_, vm_pop_sig_;
   std::vector<trace_signal> reg_progress_;
 };
