@@ -253,14 +253,7 @@ std::string gmma_unit::mma_sync(const mma_sync_request& r, std::uint64_t t, std:
     }
   }
   mma_step_extension x;
-  x.m = mma_sync_m;
-  x.n = mma_sync_n;
-  x.k = mma_sync_k;
-  x.type = r.type;
-  x.b_type = r.type;
-  x.a = sync_a_.data();
-  x.b = sync_b_.data();
-  x.d = sync_tile_.data();
+  x.set_block(mma_sync_m, mma_sync_n, mma_sync_k, r.type, r.type, sync_a_.data(), sync_b_.data(), sync_tile_.data());
   const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
   ++tc_blocks_;
   if (!math.ok()) return "mma.sync: tensor core " + std::to_string(w) + ": " + math.response_string();
@@ -401,14 +394,7 @@ std::string gmma_unit::run(gathering& g) {
           }
       }
       mma_step_extension x;
-      x.m = wgmma_warp_rows;
-      x.n = cols;
-      x.k = kk;
-      x.type = r0.type;
-      x.b_type = r0.b_type;
-      x.a = a[w].data();
-      x.b = b[q].data();
-      x.d = tile.data();
+      x.set_block(wgmma_warp_rows, cols, kk, r0.type, r0.b_type, a[w].data(), b[q].data(), tile.data());
       math_start = std::min(math_start, ready);
       if (w == 0) group_start[q] = ready;
       const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);

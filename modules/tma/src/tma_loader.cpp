@@ -10,6 +10,21 @@
 
 namespace flynn {
 
+namespace {
+// The global address of the box row at index idx (dims 1..rank-1) of a box at `coords`;
+// `inside` false when the row lies outside the tensor (its elements are all zeros).
+std::uint64_t row_address(const tensor_descriptor& d, const std::array<std::int64_t, 5>& coords,
+                          const std::array<std::uint32_t, 5>& idx, bool& inside) {
+  std::uint64_t addr = d.global_base;
+  for (unsigned k = 1; k < d.rank; ++k) {
+    const std::int64_t x = coords[k] + idx[k];
+    if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
+    else addr += static_cast<std::uint64_t>(x) * d.strides[k];
+  }
+  return addr;
+}
+}  // namespace
+
 std::string tensor_descriptor::validate() const {
   if (rank < 1 || rank > 5) return "rank = " + std::to_string(rank) + ": expected 1 .. 5";
   if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8)
@@ -91,12 +106,7 @@ std::string tma_loader::load(const tensor_descriptor& d, const std::array<std::i
   for (std::uint64_t r = 0; r < rows; ++r, t += interval) {
     // Global coordinates of this row; rows outside the tensor are all zeros.
     bool inside = true;
-    std::uint64_t addr = d.global_base;
-    for (unsigned k = 1; k < d.rank; ++k) {
-      const std::int64_t x = coords[k] + idx[k];
-      if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
-      else addr += static_cast<std::uint64_t>(x) * d.strides[k];
-    }
+    const std::uint64_t addr = row_address(d, coords, idx, inside);
     // The row is read from global memory at cycle t by the reader, and goes to shared
     // memory at its offset in the box, through the swizzle, when it lands (the writer).
     row_read rr;
@@ -347,12 +357,7 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
     rr.row.data.assign(row, 0);
     rr.row.copy = id;
     bool inside = true;
-    std::uint64_t addr = d.global_base;
-    for (unsigned k = 1; k < d.rank; ++k) {
-      const std::int64_t x = coords[k] + idx[k];
-      if (x < 0 || static_cast<std::uint64_t>(x) >= d.dims[k]) inside = false;
-      else addr += static_cast<std::uint64_t>(x) * d.strides[k];
-    }
+    const std::uint64_t addr = row_address(d, coords, idx, inside);
     const std::int64_t lo = std::max<std::int64_t>(coords[0], 0);
     const std::int64_t hi = std::min<std::int64_t>(coords[0] + d.box[0], static_cast<std::int64_t>(d.dims[0]));
     if (inside && lo < hi) {  // elements outside the tensor are not written

@@ -160,6 +160,20 @@ class protocol_checker : public sc_core::sc_module {
     else if (warnings)
       SC_REPORT_WARNING(msg_type, o.str().c_str());
   }
+  // The context of a transport call's return ("... returned TLM_UPDATED BEGIN_RESP"), after
+  // checking that TLM_ACCEPTED left the phase as it was sent.
+  std::string returned(const tlm::tlm_generic_payload& gp, const std::string& ctx, tlm::tlm_sync_enum r,
+                       const tlm::tlm_phase& sent, const tlm::tlm_phase& phase) {
+    const std::string rctx =
+        ctx + " returned " + sync_name(r) + (r == tlm::TLM_UPDATED ? " " + phase_str(phase) : std::string());
+    if (r == tlm::TLM_ACCEPTED && phase != sent)
+      flag_txn("nb.accepted_phase_changed", gp, rctx, "TLM_ACCEPTED with the phase changed from " + phase_str(sent));
+    return rctx;
+  }
+  void cannot_follow(const tlm::tlm_generic_payload& gp, const std::string& rctx, const tlm::tlm_phase& sent) {
+    flag_txn("nb.phase_sequence", gp, rctx, "TLM_UPDATED with a phase that cannot follow " + phase_str(sent));
+  }
+
   void flag_txn(const std::string& rule, const tlm::tlm_generic_payload& gp,
                 const std::string& context, const std::string& what) {
     flag(rule, describe(gp) + ", " + context + ": " + what);
@@ -362,14 +376,8 @@ class protocol_checker : public sc_core::sc_module {
 
     const tlm::tlm_sync_enum r = initiator->nb_transport_fw(gp, phase, delay);
 
-    const std::string rctx = ctx + " returned " + sync_name(r) +
-                             (r == tlm::TLM_UPDATED ? " " + phase_str(phase) : std::string());
-    if (r == tlm::TLM_ACCEPTED) {
-      if (phase != sent)
-        flag_txn("nb.accepted_phase_changed", gp, rctx,
-                 "TLM_ACCEPTED with the phase changed from " + phase_str(sent));
-      return r;
-    }
+    const std::string rctx = returned(gp, ctx, r, sent, phase);
+    if (r == tlm::TLM_ACCEPTED) return r;
     if (sent == tlm::END_RESP) {
       if (r == tlm::TLM_UPDATED)
         flag_txn("nb.phase_sequence", gp, rctx, "no phase may follow END_RESP");
@@ -384,8 +392,7 @@ class protocol_checker : public sc_core::sc_module {
     } else if (phase == tlm::BEGIN_RESP) {
       begin_resp(gp, it->second, rctx);
     } else {
-      flag_txn("nb.phase_sequence", gp, rctx,
-               "TLM_UPDATED with a phase that cannot follow " + phase_str(sent));
+      cannot_follow(gp, rctx, sent);
     }
     return r;
   }
@@ -414,14 +421,8 @@ class protocol_checker : public sc_core::sc_module {
 
     const tlm::tlm_sync_enum r = target->nb_transport_bw(gp, phase, delay);
 
-    const std::string rctx = ctx + " returned " + sync_name(r) +
-                             (r == tlm::TLM_UPDATED ? " " + phase_str(phase) : std::string());
-    if (r == tlm::TLM_ACCEPTED) {
-      if (phase != sent)
-        flag_txn("nb.accepted_phase_changed", gp, rctx,
-                 "TLM_ACCEPTED with the phase changed from " + phase_str(sent));
-      return r;
-    }
+    const std::string rctx = returned(gp, ctx, r, sent, phase);
+    if (r == tlm::TLM_ACCEPTED) return r;
     it = open_.find(&gp);
     if (it == open_.end()) return r;
     if (r == tlm::TLM_COMPLETED) {
@@ -429,8 +430,7 @@ class protocol_checker : public sc_core::sc_module {
     } else if (sent == tlm::BEGIN_RESP && phase == tlm::END_RESP) {
       end_txn(&gp);
     } else {
-      flag_txn("nb.phase_sequence", gp, rctx,
-               "TLM_UPDATED with a phase that cannot follow " + phase_str(sent));
+      cannot_follow(gp, rctx, sent);
     }
     return r;
   }

@@ -34,6 +34,18 @@ struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
   const unsigned char* b = nullptr;
   float* d = nullptr;
   std::uint64_t start = 0, end = 0;          // out: the cycles the datapath computed the block, [start, end)
+  // The block D (m x n, fp32) += A (m x k, a_type) x B (k x n, b_type).
+  void set_block(unsigned m_, unsigned n_, unsigned k_, element_type a_type, element_type b_type_,
+                 const unsigned char* a_, const unsigned char* b_, float* d_) {
+    m = m_;
+    n = n_;
+    k = k_;
+    type = a_type;
+    b_type = b_type_;
+    a = a_;
+    b = b_;
+    d = d_;
+  }
   tlm::tlm_extension_base* clone() const override { return new mma_step_extension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const mma_step_extension&>(e); }
 };
