@@ -3,14 +3,13 @@
 #include "flynn/platform/ptx_interp.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <set>
 
-#include "flynn/common/bits.h"
 #include "flynn/common/format.h"
+#include "ptx_interp_alu.h"
 
 namespace flynn::ptx {
 
@@ -27,27 +26,6 @@ using state = simt::thread_state;
 struct thread : simt::golden_thread {
   std::vector<std::uint64_t> r;
 };
-
-std::uint64_t mask_of(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
-std::int64_t sext(std::uint64_t v, unsigned bytes) {
-  const unsigned sh = 64 - 8 * bytes;
-  return static_cast<std::int64_t>(v << sh) >> sh;
-}
-float f32(std::uint64_t v) { return bits_to_float(static_cast<std::uint32_t>(v)); }
-std::uint64_t bits(float f) { return float_to_bits(f); }
-
-template <class T>
-bool compare(cmp c, T a, T b) {
-  switch (c) {
-    case cmp::eq: return a == b;
-    case cmp::ne: return a != b;
-    case cmp::lt: return a < b;
-    case cmp::le: return a <= b;
-    case cmp::gt: return a > b;
-    case cmp::ge: return a >= b;
-  }
-  return false;
-}
 
 class machine {
  public:
@@ -188,150 +166,29 @@ class machine {
     }
     ++th.pc;
     const operand* o = in.ops.data();
-    const unsigned sz = size_of(in.type);
-    const std::uint64_t m = mask_of(sz ? sz : 1);
     switch (in.op) {
-      case opcode::mov:
-        if (o[1].k == operand::kind::sreg) put(th, o[0], special(o[1].special, t));
-        else if (o[1].k == operand::kind::symbol)  // a shared variable's address, or a parameter's (its offset)
-          put(th, o[0], o[1].param ? k_.params[static_cast<std::size_t>(o[1].symbol)].offset
-                                   : k_.shared[static_cast<std::size_t>(o[1].symbol)].offset);
-        else put(th, o[0], get(th, o[1]));
-        break;
-      case opcode::ld: {
-        std::uint64_t v = 0;
-        if (in.sp == space::param) {
-          const param& p = k_.params[static_cast<std::size_t>(o[1].symbol)];
-          const std::uint64_t at = p.offset + o[1].imm;
-          if (at + sz > params_.size())
-            throw stop{"parameter " + p.name + " not given (" + std::to_string(params_.size()) + " bytes of parameters)"};
-          std::memcpy(&v, &params_[at], sz);
-        } else if (!in.group.empty()) {  // a vector: element i into the group's register i
-          const std::uint64_t a = address(th, o[1], in.sp, static_cast<unsigned>(sz * in.group.size()));
-          for (std::size_t i = 0; i < in.group.size(); ++i) {
-            std::uint64_t e = 0;
-            std::memcpy(&e, &(in.sp == space::shared ? *shared_ : global_)[a + i * sz], sz);
-            th.r[in.group[i]] = e & mask_of(size_of(k_.regs[in.group[i]].type));
-          }
-          break;
-        } else {
-          const std::uint64_t a = address(th, o[1], in.sp, sz);
-          std::memcpy(&v, &(in.sp == space::shared ? *shared_ : global_)[a], sz);
-        }
-        if (is_signed(in.type) && sz < 8) v = static_cast<std::uint64_t>(sext(v, sz));
-        put(th, o[0], v);
-        break;
-      }
-      case opcode::st: {
-        if (!in.group.empty()) {
-          const std::uint64_t a = address(th, o[0], in.sp, static_cast<unsigned>(sz * in.group.size()));
-          for (std::size_t i = 0; i < in.group.size(); ++i)
-            std::memcpy(&(in.sp == space::shared ? *shared_ : global_)[a + i * sz], &th.r[in.group[i]], sz);
-          break;
-        }
-        const std::uint64_t a = address(th, o[0], in.sp, sz);
-        const std::uint64_t v = th.r[o[1].reg];
-        std::memcpy(&(in.sp == space::shared ? *shared_ : global_)[a], &v, sz);
-        break;
-      }
+      case opcode::mov: move(t, th, in); break;
+      case opcode::ld: load(th, in); break;
+      case opcode::st: store(th, in); break;
       case opcode::cvta: put(th, o[0], th.r[o[1].reg]); break;
       case opcode::add:
-      case opcode::sub: {
-        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
-        if (in.type == dtype::f32) put(th, o[0], bits(in.op == opcode::add ? f32(a) + f32(b) : f32(a) - f32(b)));
-        else put(th, o[0], (in.op == opcode::add ? a + b : a - b) & m);
-        break;
-      }
+      case opcode::sub:
       case opcode::min:
-      case opcode::max: {
-        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
-        const bool mn = in.op == opcode::min;
-        if (in.type == dtype::f32) put(th, o[0], bits(mn ? std::fmin(f32(a), f32(b)) : std::fmax(f32(a), f32(b))));
-        else {
-          const std::int64_t x = sext(a, 4), y = sext(b, 4);
-          put(th, o[0], static_cast<std::uint64_t>(mn ? std::min(x, y) : std::max(x, y)));
-        }
-        break;
-      }
-      case opcode::mul: {
-        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
-        switch (in.mode) {
-          case mul_mode::none: put(th, o[0], bits(f32(a) * f32(b))); break;
-          case mul_mode::lo: put(th, o[0], (a * b) & m); break;
-          case mul_mode::hi: put(th, o[0], static_cast<std::uint64_t>((sext(a, 4) * sext(b, 4)) >> 32)); break;
-          case mul_mode::wide:
-            if (is_signed(in.type)) put(th, o[0], static_cast<std::uint64_t>(sext(a & m, sz) * sext(b & m, sz)));
-            else put(th, o[0], (a & m) * (b & m));
-            break;
-        }
-        break;
-      }
-      case opcode::mad: put(th, o[0], (get(th, o[1]) * get(th, o[2]) + get(th, o[3])) & m); break;
+      case opcode::max:
+      case opcode::mul:
+      case opcode::mad:
       case opcode::fma:
-        put(th, o[0], bits(std::fma(f32(get(th, o[1])), f32(get(th, o[2])), f32(get(th, o[3])))));
-        break;
       case opcode::div:
-      case opcode::rem: {
-        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
-        if (in.type == dtype::f32) {
-          put(th, o[0], bits(f32(a) / f32(b)));
-          break;
-        }
-        // (PTX leaves x / 0 undefined; the core's ISA gives 0 for x / 0 and x for x % 0)
-        const std::int64_t x = sext(a, 4), y = sext(b, 4);
-        std::int64_t r;
-        if (in.op == opcode::div) r = y == 0 ? 0 : (x == INT32_MIN && y == -1) ? x : x / y;
-        else r = y == 0 ? x : (x == INT32_MIN && y == -1) ? 0 : x % y;
-        put(th, o[0], static_cast<std::uint64_t>(r) & m);
-        break;
-      }
+      case opcode::rem:
       case opcode::and_:
       case opcode::or_:
       case opcode::xor_:
-      case opcode::not_: {
-        const std::uint64_t a = get(th, o[1]), b = in.op == opcode::not_ ? 0 : get(th, o[2]);
-        std::uint64_t r = in.op == opcode::and_ ? a & b : in.op == opcode::or_ ? a | b : in.op == opcode::xor_ ? a ^ b : ~a;
-        put(th, o[0], in.type == dtype::pred ? (r & 1u) : r & m);
-        break;
-      }
+      case opcode::not_:
       case opcode::shl:
-      case opcode::shr: {
-        const std::uint64_t a = get(th, o[1]) & 0xffffffffu, b = get(th, o[2]) & 0xffffffffu;
-        // (PTX clamps shift amounts above the width; the core's ISA takes them mod 32)
-        const unsigned s = static_cast<unsigned>(b & 31);
-        std::uint64_t r;
-        if (in.op == opcode::shl) r = a << s;
-        else if (in.type == dtype::s32) r = static_cast<std::uint64_t>(sext(a, 4) >> s);
-        else r = a >> s;
-        put(th, o[0], r & 0xffffffffu);
-        break;
-      }
-      case opcode::setp: {
-        const std::uint64_t a = get(th, o[1]), b = get(th, o[2]);
-        bool r;
-        if (in.type == dtype::f32) r = compare(in.cond, f32(a), f32(b));
-        else if (in.type == dtype::s32) r = compare(in.cond, sext(a, 4), sext(b, 4));
-        else r = compare(in.cond, a & 0xffffffffu, b & 0xffffffffu);
-        put(th, o[0], r ? 1 : 0);
-        break;
-      }
+      case opcode::shr:
+      case opcode::setp:
+      case opcode::cvt: arithmetic(th, in); break;
       case opcode::selp: put(th, o[0], pred(th, o[3]) ? get(th, o[1]) : get(th, o[2])); break;
-      case opcode::cvt: {
-        const std::uint64_t a = th.r[o[1].reg];
-        if (size_of(in.type) == 8) put(th, o[0], is_signed(in.type2) ? static_cast<std::uint64_t>(sext(a, 4)) : a & 0xffffffffu);
-        else if (size_of(in.type2) == 8) put(th, o[0], a & 0xffffffffu);
-        else if (in.type == dtype::f32) put(th, o[0], bits(static_cast<float>(static_cast<std::int32_t>(a))));
-        else {  // cvt.rzi.s32.f32: truncate, saturate, NaN -> 0
-          const float f = f32(a);
-          std::int32_t r = 0;
-          if (std::isnan(f)) r = 0;
-          else if (f >= 2147483648.0f) r = INT32_MAX;
-          else if (f < -2147483648.0f) r = INT32_MIN;
-          else r = static_cast<std::int32_t>(f);
-          put(th, o[0], static_cast<std::uint32_t>(r));
-        }
-        break;
-      }
       case opcode::bra: th.pc = in.target; break;
       case opcode::bar:
         th.st = state::waiting;
@@ -339,29 +196,84 @@ class machine {
         break;
       case opcode::ret:
       case opcode::exit: th.st = state::exited; break;
-      case opcode::atom: {
-        const std::uint64_t a = address(th, o[1], in.sp, 4);
-        auto& mem = in.sp == space::shared ? *shared_ : global_;
-        std::uint32_t old = 0, v = static_cast<std::uint32_t>(get(th, o[2]));
-        std::memcpy(&old, &mem[a], 4);
-        switch (in.atom) {
-          case atom_op::add: v = in.type == dtype::f32 ? static_cast<std::uint32_t>(bits(f32(old) + f32(v))) : old + v; break;
-          case atom_op::min:
-            v = in.type == dtype::s32 ? (static_cast<std::int32_t>(v) < static_cast<std::int32_t>(old) ? v : old) : std::min(v, old);
-            break;
-          case atom_op::max:
-            v = in.type == dtype::s32 ? (static_cast<std::int32_t>(v) > static_cast<std::int32_t>(old) ? v : old) : std::max(v, old);
-            break;
-          case atom_op::exch: break;
-        }
-        std::memcpy(&mem[a], &v, 4);
-        put(th, o[0], old);
-        break;
-      }
+      case opcode::atom: atomic(th, in); break;
       case opcode::shfl: break;  // (shuffle)
       default: break;  // (shfl, elect and the asynchronous instructions: above)
     }
     return true;
+  }
+
+  // mov: of a register or an immediate, a special register, or a symbol's address.
+  void move(unsigned t, thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    if (o[1].k == operand::kind::sreg) put(th, o[0], special(o[1].special, t));
+    else if (o[1].k == operand::kind::symbol)  // a shared variable's address, or a parameter's (its offset)
+      put(th, o[0], o[1].param ? k_.params[static_cast<std::size_t>(o[1].symbol)].offset
+                               : k_.shared[static_cast<std::size_t>(o[1].symbol)].offset);
+    else put(th, o[0], get(th, o[1]));
+  }
+
+  // An arithmetic, logic, comparison or conversion instruction, on its operands' values.
+  void arithmetic(thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    const std::uint64_t a = get(th, o[1]);
+    const std::uint64_t b = in.op == opcode::not_ || in.op == opcode::cvt ? 0 : get(th, o[2]);
+    const std::uint64_t c = in.op == opcode::mad || in.op == opcode::fma ? get(th, o[3]) : 0;
+    put(th, o[0], compute(in, a, b, c));
+  }
+
+  // The memory of space sp (shared, else global).
+  std::vector<unsigned char>& memory(space sp) { return sp == space::shared ? *shared_ : global_; }
+
+  void load(thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    const unsigned sz = size_of(in.type);
+    std::uint64_t v = 0;
+    if (in.sp == space::param) {
+      const param& p = k_.params[static_cast<std::size_t>(o[1].symbol)];
+      const std::uint64_t at = p.offset + o[1].imm;
+      if (at + sz > params_.size())
+        throw stop{"parameter " + p.name + " not given (" + std::to_string(params_.size()) + " bytes of parameters)"};
+      std::memcpy(&v, &params_[at], sz);
+    } else if (!in.group.empty()) {  // a vector: element i into the group's register i
+      const std::uint64_t a = address(th, o[1], in.sp, static_cast<unsigned>(sz * in.group.size()));
+      for (std::size_t i = 0; i < in.group.size(); ++i) {
+        std::uint64_t e = 0;
+        std::memcpy(&e, &memory(in.sp)[a + i * sz], sz);
+        th.r[in.group[i]] = e & mask_of(size_of(k_.regs[in.group[i]].type));
+      }
+      return;
+    } else {
+      const std::uint64_t a = address(th, o[1], in.sp, sz);
+      std::memcpy(&v, &memory(in.sp)[a], sz);
+    }
+    if (is_signed(in.type) && sz < 8) v = static_cast<std::uint64_t>(sext(v, sz));
+    put(th, o[0], v);
+  }
+
+  void store(thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    const unsigned sz = size_of(in.type);
+    if (!in.group.empty()) {
+      const std::uint64_t a = address(th, o[0], in.sp, static_cast<unsigned>(sz * in.group.size()));
+      for (std::size_t i = 0; i < in.group.size(); ++i) std::memcpy(&memory(in.sp)[a + i * sz], &th.r[in.group[i]], sz);
+      return;
+    }
+    const std::uint64_t a = address(th, o[0], in.sp, sz);
+    const std::uint64_t v = th.r[o[1].reg];
+    std::memcpy(&memory(in.sp)[a], &v, sz);
+  }
+
+  void atomic(thread& th, const instruction& in) {
+    const operand* o = in.ops.data();
+    const std::uint64_t a = address(th, o[1], in.sp, 4);
+    auto& mem = memory(in.sp);
+    std::uint32_t old = 0;
+    const std::uint32_t v = static_cast<std::uint32_t>(get(th, o[2]));
+    std::memcpy(&old, &mem[a], 4);
+    const std::uint32_t r = atom_result(in, old, v);
+    std::memcpy(&mem[a], &r, 4);
+    put(th, o[0], old);
   }
 
   // ---- mbarriers, cp.async.bulk.tensor and wgmma ------------------------------------------
