@@ -147,5 +147,8 @@ bool parse_magnitude(const std::string& s, std::uint64_t& v) {
   return r.ec == std::errc() && r.ptr == last;
 }
 
+bool is_punct(const std::vector<token>& t, std::size_t i, const char* s) {
+  return i < t.size() && t[i].kind == token::punct && t[i].s == s;
+}
 
 }  // namespace flynn::asm_lexer
