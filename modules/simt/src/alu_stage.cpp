@@ -137,6 +137,160 @@ __attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> elect(
   }
   return std::nullopt;
 }
+// A row of one value for every lane.
+void write_all(simt::warp& w, unsigned rd, std::uint32_t x, std::uint32_t lanes) {
+  std::uint32_t v[row_lanes];
+  std::fill_n(v, row_lanes, x);
+  write_row(w.row(rd), v, lanes);
+}
+
+// A 64-bit row pair: rd takes the low words, rd + 1 the high ones.
+void write_pair(simt::warp& w, unsigned rd, const std::uint64_t* x, std::uint32_t lanes) {
+  std::uint32_t lo[row_lanes], hi[row_lanes];
+  for (unsigned l = 0; l < row_lanes; ++l) {
+    lo[l] = static_cast<std::uint32_t>(x[l]);
+    hi[l] = static_cast<std::uint32_t>(x[l] >> 32);
+  }
+  write_row(w.row(rd), lo, lanes);
+  write_row(w.row(rd + 1u), hi, lanes);
+}
+
+// Lane l's 64-bit value in the register pair r, r + 1.
+std::uint64_t wide(const simt::warp& w, unsigned r, unsigned l) {
+  return std::uint64_t(w.row(r)[l]) | (std::uint64_t(w.row(r + 1u)[l]) << 32);
+}
+
+// Component k (x, y, z) of the linear index t in a box of dims d.
+std::uint32_t component(std::uint32_t t, const std::array<unsigned, 3>& d, unsigned k) {
+  return k == 0 ? t % d[0] : k == 1 ? (t / d[0]) % d[1] : t / (d[0] * d[1]);
+}
+
+// mov: a special register (thread, block and grid indices and sizes, lane and warp ids),
+// an immediate or a register, into rd.
+void move(simt::warp& w, const simt::instr& in, std::uint32_t lanes, const simt::launch& launch, unsigned block_id,
+          unsigned warp_size) {
+  std::uint32_t v[row_lanes];
+  const auto thread_component = [&](unsigned k) {
+    const auto d = launch.block_dims();
+    const std::uint32_t first = w.index * warp_size;
+    if (d[1] == 1 && d[2] == 1)  // a one-dimensional block: x is the index itself, y and z are 0
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = k == 0 ? first + l : 0;
+    else
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = component(first + l, d, k);
+    write_row(w.row(in.rd), v, lanes);
+  };
+  const auto all = [&](std::uint32_t x) { write_all(w, in.rd, x, lanes); };
+  switch (in.sreg) {
+    case simt::special::tid: thread_component(0); break;
+    case simt::special::tid_y: thread_component(1); break;
+    case simt::special::tid_z: thread_component(2); break;
+    case simt::special::laneid:
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
+      write_row(w.row(in.rd), v, lanes);
+      break;
+    case simt::special::ntid: all(launch.block_xyz[0] ? launch.block_xyz[0] : launch.block); break;
+    case simt::special::ntid_y: all(launch.block_dims()[1]); break;
+    case simt::special::ntid_z: all(launch.block_dims()[2]); break;
+    case simt::special::ctaid: all(launch.grid_xyz[0] ? block_id % launch.grid_xyz[0] : block_id); break;
+    case simt::special::ctaid_y: all(component(block_id, launch.grid_dims(), 1)); break;
+    case simt::special::ctaid_z: all(component(block_id, launch.grid_dims(), 2)); break;
+    case simt::special::nctaid: all(launch.grid_dims()[0]); break;
+    case simt::special::nctaid_y: all(launch.grid_dims()[1]); break;
+    case simt::special::nctaid_z: all(launch.grid_dims()[2]); break;
+    case simt::special::warpid: all(w.index); break;
+    default:
+      if (in.b_imm) {
+        all(static_cast<std::uint32_t>(in.imm));
+      } else {
+        std::copy_n(w.row(in.ra), row_lanes, v);
+        write_row(w.row(in.rd), v, lanes);
+      }
+      break;
+  }
+}
+
+// The 64-bit and widening instructions (mov64, add64, cvt64, logic64, mul.wide): false for
+// any other.
+bool wide_op(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
+  std::uint64_t x[row_lanes];
+  const auto b64 = [&](unsigned l) { return in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(w, in.rb, l); };
+  switch (in.code) {
+    case op::mov64:
+      for (unsigned l = 0; l < row_lanes; ++l) x[l] = in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(w, in.ra, l);
+      break;
+    case op::add64:
+      for (unsigned l = 0; l < row_lanes; ++l) x[l] = wide(w, in.ra, l) + b64(l);
+      break;
+    case op::cvt64: {
+      const std::uint32_t* a = w.row(in.ra);
+      for (unsigned l = 0; l < row_lanes; ++l)
+        x[l] = in.ty == simt::type::s32 ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l]))) : a[l];
+      break;
+    }
+    case op::logic64:
+      for (unsigned l = 0; l < row_lanes; ++l) {
+        const std::uint64_t a = wide(w, in.ra, l), b = b64(l);
+        x[l] = in.sub == 0 ? (a & b) : in.sub == 1 ? (a | b) : (a ^ b);
+      }
+      break;
+    case op::mul_wide: {
+      std::uint32_t imm_row[row_lanes];
+      const std::uint32_t* a = w.row(in.ra);
+      const std::uint32_t* b = source_b(w, in, imm_row);
+      if (in.ty != simt::type::s32 && in.ty != simt::type::u32) {  // 16-bit operands: one register
+        std::uint32_t v[row_lanes];
+        for (unsigned l = 0; l < row_lanes; ++l)
+          v[l] = in.ty == simt::type::s16
+                     ? static_cast<std::uint32_t>(std::int32_t(std::int16_t(a[l])) * std::int32_t(std::int16_t(b[l])))
+                     : (a[l] & 0xffffu) * (b[l] & 0xffffu);
+        write_row(w.row(in.rd), v, lanes);
+        return true;
+      }
+      for (unsigned l = 0; l < row_lanes; ++l)
+        x[l] = in.ty == simt::type::s32
+                   ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l])) * std::int64_t(std::int32_t(b[l])))
+                   : std::uint64_t(a[l]) * b[l];
+      break;
+    }
+    default:
+      return false;
+  }
+  write_pair(w, in.rd, x, lanes);
+  return true;
+}
+
+// The predicate instructions (plogic, setp) and selp: false for any other.
+bool predicate_op(simt::warp& w, const simt::instr& in, std::uint32_t lanes) {
+  std::uint32_t imm_row[row_lanes];
+  switch (in.code) {
+    case op::plogic: {
+      const std::uint32_t pa = w.p[in.ra & 7u], pb = w.p[in.rb & 7u];
+      const std::uint32_t x = in.imm == 0 ? (pa & pb) : in.imm == 1 ? (pa | pb) : in.imm == 2 ? (pa ^ pb) : ~pa;
+      std::uint32_t& pm = w.p[in.rd & 7u];
+      pm = (pm & ~lanes) | (x & lanes);
+      return true;
+    }
+    case op::setp: {
+      const std::uint32_t x = simt::compare_lanes(in.cond, in.ty, w.row(in.ra), source_b(w, in, imm_row));
+      std::uint32_t& pm = w.p[in.rd & 7u];
+      pm = (pm & ~lanes) | (x & lanes);
+      return true;
+    }
+    case op::selp: {
+      std::uint32_t imm_a[row_lanes], v[row_lanes];
+      if (in.a_imm) std::fill_n(imm_a, row_lanes, in.imm_b);
+      const std::uint32_t* a = in.a_imm ? imm_a : w.row(in.ra);
+      const std::uint32_t* b = source_b(w, in, imm_row);
+      const std::uint32_t pm = w.p[in.rc & 7u];
+      for (unsigned l = 0; l < row_lanes; ++l) v[l] = (pm & lane_bit[l]) ? a[l] : b[l];
+      write_row(w.row(in.rd), v, lanes);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 // An ALU-class instruction for the warp's executing lanes (mask, less those whose guard
@@ -144,67 +298,9 @@ __attribute__((noinline)) std::optional<std::pair<unsigned, std::string>> elect(
 std::uint64_t simt_core::engine::execute_alu(warp& w, const simt::instr& in, std::uint32_t mask) {
   static const auto arithmetic = arithmetic_table(std::make_index_sequence<static_cast<std::size_t>(op::setp)>());
   const std::uint32_t lanes = w.guarded(mask & first_lanes(p_.warp_size), in, p_.warp_size);
-  const block_slot& bs = blocks_[w.block];
-  std::uint32_t v[row_lanes];
-  const auto all = [&](std::uint32_t x) {
-    std::fill_n(v, row_lanes, x);
-    write_row(w.row(in.rd), v, lanes);
-  };
-  // A 64-bit row pair: rd takes the low words, rd + 1 the high ones.
-  const auto pair = [&](const std::uint64_t* x) {
-    std::uint32_t hi[row_lanes];
-    for (unsigned l = 0; l < row_lanes; ++l) {
-      v[l] = static_cast<std::uint32_t>(x[l]);
-      hi[l] = static_cast<std::uint32_t>(x[l] >> 32);
-    }
-    write_row(w.row(in.rd), v, lanes);
-    write_row(w.row(in.rd + 1u), hi, lanes);
-  };
-  const auto wide = [&](unsigned r, unsigned l) {
-    return std::uint64_t(w.row(r)[l]) | (std::uint64_t(w.row(r + 1u)[l]) << 32);
-  };
-  // Thread index components: x, y, z of the linear index t in a box of dims d.
-  const auto component = [](std::uint32_t t, const std::array<unsigned, 3>& d, unsigned k) {
-    return k == 0 ? t % d[0] : k == 1 ? (t / d[0]) % d[1] : t / (d[0] * d[1]);
-  };
-  const auto thread_component = [&](unsigned k) {
-    const auto d = launch_.block_dims();
-    const std::uint32_t first = w.index * p_.warp_size;
-    if (d[1] == 1 && d[2] == 1)  // a one-dimensional block: x is the index itself, y and z are 0
-      for (unsigned l = 0; l < row_lanes; ++l) v[l] = k == 0 ? first + l : 0;
-    else
-      for (unsigned l = 0; l < row_lanes; ++l) v[l] = component(first + l, d, k);
-    write_row(w.row(in.rd), v, lanes);
-  };
   switch (in.code) {
     case op::mov:
-      switch (in.sreg) {
-        case simt::special::tid: thread_component(0); break;
-        case simt::special::tid_y: thread_component(1); break;
-        case simt::special::tid_z: thread_component(2); break;
-        case simt::special::laneid:
-          for (unsigned l = 0; l < row_lanes; ++l) v[l] = l;
-          write_row(w.row(in.rd), v, lanes);
-          break;
-        case simt::special::ntid: all(launch_.block_xyz[0] ? launch_.block_xyz[0] : launch_.block); break;
-        case simt::special::ntid_y: all(launch_.block_dims()[1]); break;
-        case simt::special::ntid_z: all(launch_.block_dims()[2]); break;
-        case simt::special::ctaid: all(launch_.grid_xyz[0] ? bs.id % launch_.grid_xyz[0] : bs.id); break;
-        case simt::special::ctaid_y: all(component(bs.id, launch_.grid_dims(), 1)); break;
-        case simt::special::ctaid_z: all(component(bs.id, launch_.grid_dims(), 2)); break;
-        case simt::special::nctaid: all(launch_.grid_dims()[0]); break;
-        case simt::special::nctaid_y: all(launch_.grid_dims()[1]); break;
-        case simt::special::nctaid_z: all(launch_.grid_dims()[2]); break;
-        case simt::special::warpid: all(w.index); break;
-        default:
-          if (in.b_imm) {
-            all(static_cast<std::uint32_t>(in.imm));
-          } else {
-            std::copy_n(w.row(in.ra), row_lanes, v);
-            write_row(w.row(in.rd), v, lanes);
-          }
-          break;
-      }
+      move(w, in, lanes, launch_, blocks_[w.block].id, p_.warp_size);
       break;
     case op::ldparam: {
       if (!lanes) break;
@@ -215,52 +311,8 @@ std::uint64_t simt_core::engine::execute_alu(warp& w, const simt::instr& in, std
                       " parameters)");
         return 0;
       }
-      all(launch_.params[i]);
-      if (in.width == 8) {
-        std::fill_n(v, row_lanes, launch_.params[i + 1]);
-        write_row(w.row(in.rd + 1u), v, lanes);
-      }
-      break;
-    }
-    case op::mov64: {
-      std::uint64_t x[row_lanes];
-      for (unsigned l = 0; l < row_lanes; ++l) x[l] = in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.ra, l);
-      pair(x);
-      break;
-    }
-    case op::add64: {
-      std::uint64_t x[row_lanes];
-      for (unsigned l = 0; l < row_lanes; ++l)
-        x[l] = wide(in.ra, l) + (in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.rb, l));
-      pair(x);
-      break;
-    }
-    case op::cvt64: {
-      std::uint64_t x[row_lanes];
-      const std::uint32_t* a = w.row(in.ra);
-      for (unsigned l = 0; l < row_lanes; ++l)
-        x[l] = in.ty == simt::type::s32 ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l]))) : a[l];
-      pair(x);
-      break;
-    }
-    case op::mul_wide: {
-      std::uint32_t imm_row[row_lanes];
-      const std::uint32_t* a = w.row(in.ra);
-      const std::uint32_t* b = source_b(w, in, imm_row);
-      if (in.ty == simt::type::s32 || in.ty == simt::type::u32) {
-        std::uint64_t x[row_lanes];
-        for (unsigned l = 0; l < row_lanes; ++l)
-          x[l] = in.ty == simt::type::s32
-                     ? static_cast<std::uint64_t>(std::int64_t(std::int32_t(a[l])) * std::int64_t(std::int32_t(b[l])))
-                     : std::uint64_t(a[l]) * b[l];
-        pair(x);
-      } else {
-        for (unsigned l = 0; l < row_lanes; ++l)
-          v[l] = in.ty == simt::type::s16
-                     ? static_cast<std::uint32_t>(std::int32_t(std::int16_t(a[l])) * std::int32_t(std::int16_t(b[l])))
-                     : (a[l] & 0xffffu) * (b[l] & 0xffffu);
-        write_row(w.row(in.rd), v, lanes);
-      }
+      write_all(w, in.rd, launch_.params[i], lanes);
+      if (in.width == 8) write_all(w, in.rd + 1u, launch_.params[i + 1], lanes);
       break;
     }
     case op::shfl:
@@ -269,48 +321,16 @@ std::uint64_t simt_core::engine::execute_alu(warp& w, const simt::instr& in, std
         return 0;
       }
       break;
-    case op::logic64: {
-      std::uint64_t x[row_lanes];
-      for (unsigned l = 0; l < row_lanes; ++l) {
-        const std::uint64_t a = wide(in.ra, l), b = in.b_imm ? static_cast<std::uint64_t>(in.imm) : wide(in.rb, l);
-        x[l] = in.sub == 0 ? (a & b) : in.sub == 1 ? (a | b) : (a ^ b);
-      }
-      pair(x);
-      break;
-    }
     case op::elect:
       if (const auto err = elect(w, in, lanes)) {
         set_fault(w, err->first, err->second);
         return 0;
       }
       break;
-    case op::plogic: {
-      const std::uint32_t pa = w.p[in.ra & 7u], pb = w.p[in.rb & 7u];
-      const std::uint32_t x = in.imm == 0 ? (pa & pb) : in.imm == 1 ? (pa | pb) : in.imm == 2 ? (pa ^ pb) : ~pa;
-      std::uint32_t& pm = w.p[in.rd & 7u];
-      pm = (pm & ~lanes) | (x & lanes);
-      break;
-    }
-    case op::setp: {
-      std::uint32_t imm_row[row_lanes];
-      const std::uint32_t x = simt::compare_lanes(in.cond, in.ty, w.row(in.ra), source_b(w, in, imm_row));
-      std::uint32_t& pm = w.p[in.rd & 7u];
-      pm = (pm & ~lanes) | (x & lanes);
-      break;
-    }
-    case op::selp: {
-      std::uint32_t imm_row[row_lanes], imm_a[row_lanes];
-      if (in.a_imm) std::fill_n(imm_a, row_lanes, in.imm_b);
-      const std::uint32_t* a = in.a_imm ? imm_a : w.row(in.ra);
-      const std::uint32_t* b = source_b(w, in, imm_row);
-      const std::uint32_t pm = w.p[in.rc & 7u];
-      for (unsigned l = 0; l < row_lanes; ++l) v[l] = (pm & lane_bit[l]) ? a[l] : b[l];
-      write_row(w.row(in.rd), v, lanes);
-      break;
-    }
-    default: {
+    default: {  // (no 64-bit or predicate instruction has a lane loop in the arithmetic table)
       const auto i = static_cast<std::size_t>(in.code);
       if (i < arithmetic.size() && arithmetic[i]) arithmetic[i](w, in, lanes);
+      else if (!wide_op(w, in, lanes)) predicate_op(w, in, lanes);
       break;
     }
   }
