@@ -306,36 +306,9 @@ std::string gmma_unit::run(gathering& g) {
   // 2. A slices: warp w's rows 16w .. 16w+15, row-major, 32 bytes (K elements) a row.
   std::vector<std::vector<unsigned char>> a(warps, std::vector<unsigned char>(wgmma_warp_rows * wgmma_row_bytes));
   std::vector<std::uint64_t> a_ready(warps, t);
-  matrix_descriptor ad, bd;
+  if (auto e = read_a(g, t, a, a_ready); !e.empty()) return e;
+  matrix_descriptor bd;
   matrix_descriptor::decode(r0.b_desc, bd);
-  if (!r0.a_in_registers) matrix_descriptor::decode(r0.a_desc, ad);
-  for (unsigned w = 0; w < warps; ++w) {
-    const wgmma_request& r = g.parts[w];
-    if (r.a_in_registers) {
-      std::vector<unsigned> a_regs;
-      for (unsigned i = 0; i < wgmma_a_registers; ++i) a_regs.push_back(r.a_reg + i);
-      std::vector<unsigned char> data;
-      if (auto e = registers(w, false, r, a_regs, t, data, a_ready[w]); !e.empty()) return "wgmma A: " + e;
-      for (unsigned l = 0; l < warp_lanes; ++l)
-        for (unsigned i = 0; i < wgmma_a_registers; ++i) {
-          unsigned row = 0, col = 0;
-          wgmma_a_position(l, i, row, col);
-          // (the pair of 16-bit elements, low half first, at columns col and col + 1)
-          std::memcpy(&a[w][row * wgmma_row_bytes + col * wgmma_element_bytes],
-                      &data[warp_register_bytes * i + lane_register_bytes * l], lane_register_bytes);
-        }
-      rf_read_bytes_ += wgmma_a_registers * warp_register_bytes;
-    } else {
-      std::vector<std::uint64_t> addrs;
-      for (unsigned row = 0; row < wgmma_warp_rows; ++row)
-        for (unsigned kb = 0; kb < wgmma_row_bytes; kb += wgmma_chunk_bytes)
-          addrs.push_back(r.smem_base + wgmma_operand_address(ad, wgmma_warp_rows * w + row, kb));
-      std::vector<unsigned char> buf(addrs.size() * wgmma_chunk_bytes);
-      if (auto e = read_chunks(addrs, t++, buf.data(), a_ready[w]); !e.empty()) return "wgmma A: " + e;
-      std::memcpy(a[w].data(), buf.data(), a[w].size());
-      a_smem_bytes_ += wgmma_warp_rows * wgmma_row_bytes;
-    }
-  }
   // 3. and 4. B column groups, read once and multicast (group q holds columns cg*q ..
   // cg*q+cg-1, K-major), each followed by its math on every warp's datapath and the D
   // write-back: the reads go out in cycle order while the math of earlier groups runs.
@@ -345,10 +318,8 @@ std::string gmma_unit::run(gathering& g) {
   std::vector<std::vector<unsigned char>> b(groups);
   std::vector<std::uint64_t> b_ready(groups);
   std::uint64_t math_start = UINT64_MAX, end = 0;
-  std::vector<float> tile;
   std::vector<std::uint64_t> part_done(warps, 0), group_start(groups, 0);
   std::vector<std::uint64_t> addrs;
-  std::vector<unsigned char> data;
   for (unsigned q = 0; q < groups; ++q) {
     const unsigned cols = std::min(cg, n - q * cg);
     b[q].resize(std::size_t(cols) * wgmma_row_bytes);
@@ -365,57 +336,11 @@ std::string gmma_unit::run(gathering& g) {
     b_smem_bytes_ += std::uint64_t(cols) * wgmma_row_bytes;
     b_multicast_bytes_ += std::uint64_t(cols) * wgmma_row_bytes * warps;
     for (unsigned w = 0; w < warps; ++w) {
-      const wgmma_request& r = g.parts[w];
-      // The group's accumulator registers: 4 per 8 columns (register 4j + k holds columns of chunk j).
-      std::vector<unsigned> regs;
-      for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
-      std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
-      marks.operands = ready;
-      tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
-      auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
-      if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
-        std::uint64_t dep = 0;
-        for (unsigned reg : regs)
-          if (auto it = written_at.find(reg); it != written_at.end()) dep = std::max(dep, it->second);
-        if (dep > ready) {
-          accumulator_wait_ += dep - ready;
-          ready = dep;
-        }
-        std::uint64_t c_ready = ready;
-        if (auto e = registers(w, false, r, regs, ready, data, c_ready); !e.empty()) return "wgmma C: " + e;
-        ready = c_ready;
-        rf_acc_read_bytes_ += data.size();
-        for (unsigned l = 0; l < warp_lanes; ++l)
-          for (unsigned k = 0; k < regs.size(); ++k) {
-            unsigned row = 0, col = 0;
-            wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-            std::memcpy(&tile[std::size_t(row) * cols + (col - q * cg)],
-                        &data[warp_register_bytes * k + lane_register_bytes * l], lane_register_bytes);
-          }
-      }
-      mma_step_extension x;
-      x.set_block(wgmma_warp_rows, cols, kk, r0.type, r0.b_type, a[w].data(), b[q].data(), tile.data());
-      math_start = std::min(math_start, ready);
-      if (w == 0) group_start[q] = ready;
-      const transport_result math = transport(*tc[w], tlm::TLM_IGNORE_COMMAND, 0, nullptr, 0, ready, &x);
-      ++tc_blocks_;
-      if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
-      count_idle(w, x.start, x.end, marks);
-      // D back into the accumulators through the register file's result queue.
-      data.assign(regs.size() * warp_register_bytes, 0);
-      for (unsigned l = 0; l < warp_lanes; ++l)
-        for (unsigned k = 0; k < regs.size(); ++k) {
-          unsigned row = 0, col = 0;
-          wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-          std::memcpy(&data[warp_register_bytes * k + lane_register_bytes * l],
-                      &tile[std::size_t(row) * cols + (col - q * cg)], lane_register_bytes);
-        }
-      std::uint64_t written = 0;
-      if (auto e = registers(w, true, r, regs, math.done, data, written); !e.empty())
-        return "wgmma D: " + e;
-      part_done[w] = std::max(part_done[w], written);
-      for (unsigned reg : regs) written_at[reg] = written;
-      rf_write_bytes_ += data.size();
+      const std::uint64_t ready = std::max(a_ready[w], b_ready[q]);
+      std::uint64_t started = ready;
+      if (auto e = warp_math(g, w, q, cols, a[w], b[q], ready, marks, math_start, started, part_done[w]); !e.empty())
+        return e;
+      if (w == 0) group_start[q] = started;
     }
   }
   for (unsigned w = 0; w < warps; ++w) {
@@ -423,36 +348,7 @@ std::string gmma_unit::run(gathering& g) {
     end = std::max(end, part_done[w]);
   }
   trace_phases(wgmmas_.value(), {first, start, math_start, end}, g.arrived, group_start, part_done);
-  if (debugging(debug_gmma))
-    debug(debug_gmma, first,
-          "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) + ": warps arrived " +
-              std::to_string(first) + " .. " + std::to_string(last) + ", operands from " + std::to_string(t) +
-              ", math from " + std::to_string(math_start) + ", end " + std::to_string(end));
-  if (log_enabled(sc_core::SC_HIGH))
-    log(sc_core::SC_HIGH, "wgmma m64n" + std::to_string(n) + "k16 of warpgroup " + std::to_string(r0.group) +
-                              ": warps arrived " + std::to_string(first) + " .. " + std::to_string(last) +
-                              ", operands from " + std::to_string(t) + ", math from " + std::to_string(math_start) +
-                              ", end " + std::to_string(end));
-  if (trace_sink* tl = timeline_) {
-    const std::uint64_t id = wgmmas_.value();
-    const std::string what = "wgmma m64n" + std::to_string(n) + "k16 #" + std::to_string(id);
-    tl->span(name(), "gmma.start_barrier", what, id, to_time(first), to_time(last));
-    tl->span(name(), "gmma.operands", what, id, to_time(start), to_time(std::max(start, math_start)));
-    tl->span(name(), "gmma.math", what, id, to_time(math_start), to_time(end));
-  }
-  math_starts_.push_back(math_start);
-  while (math_starts_.size() > p_.operand_buffers) math_starts_.pop_front();
-  if (wgmmas_.value() == 1) {
-    first_end_ = end;
-    if (trace_sink* sink = state_.sink()) {  // a waveform view of this first MMA
-      const std::vector<std::string> scopes{name()};  // this unit's signals first, then the rest
-      sink->add_view({"gmma", "one wgmma from the start barrier (marker A) to the end signal (marker B)", scopes,
-                      to_time(first), to_time(end)});
-    }
-  }
-  else
-    fmas_after_first_ += std::uint64_t(warps) * wgmma_warp_rows * n * kk;
-  last_end_ = end;
+  report(r0, {first, last, t, start, math_start, end});
   return {};
 }
 

@@ -73,6 +73,15 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::string check_operands(const wgmma_request& r) const;
   void worker();                               // runs started groups in order
   std::string run(gathering& g);
+  std::string read_a(const gathering& g, std::uint64_t& t, std::vector<std::vector<unsigned char>>& a,
+                     std::vector<std::uint64_t>& a_ready);
+  struct idle_marks;
+  std::string warp_math(const gathering& g, unsigned w, unsigned q, unsigned cols, const std::vector<unsigned char>& a,
+                        const std::vector<unsigned char>& b, std::uint64_t ready, idle_marks& marks,
+                        std::uint64_t& math_start, std::uint64_t& started, std::uint64_t& done);
+  void report(const wgmma_request& r0, const std::array<std::uint64_t, 6>& at);
+  std::vector<float> tile_;          // warp_math's scratch: a column group's D
+  std::vector<unsigned char> data_;  // and its register bytes
   std::string registers(unsigned w, bool write, const std::array<std::uint32_t*, warp_lanes>& lanes, unsigned stride,
                         std::vector<unsigned> regs, std::uint64_t at, std::vector<unsigned char>& data,
                         std::uint64_t& done);
