@@ -124,13 +124,13 @@ std::uint64_t mma_engine::rf_access(unsigned w, bool write, unsigned first, unsi
   return r.done;
 }
 
-void mma_engine::run() {
-  // A and B into shared memory, untimed.
+// A and B into shared memory, untimed. Stored K block by K block: block b of A is M rows of
+// k_block elements, block b of B is N columns of k_block elements, so one K block of a unit
+// is contiguous.
+void mma_engine::store_operands() {
   auto put = [this](std::uint64_t addr, std::uint16_t v) {
     if (debug_transport(smem, tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 2) != 2) fault("operands do not fit the shared memory at " + hex(addr));
   };
-  // Stored K block by K block: block b of A is M rows of k_block elements, block b of B is
-  // N columns of k_block elements, so one K block of a unit is contiguous.
   const std::uint64_t kb0 = p_.k_block;
   for (unsigned i = 0; i < p_.m; ++i)
     for (unsigned x = 0; x < p_.k; ++x)
@@ -138,7 +138,53 @@ void mma_engine::run() {
   for (unsigned x = 0; x < p_.k; ++x)
     for (unsigned j = 0; j < p_.n; ++j)
       put(p_.b_base + ((x / kb0 * p_.n + j) * kb0 + x % kb0) * 2, b_[std::size_t(x) * p_.n + j]);
+}
 
+// The datapath's arithmetic on a unit's operands of one K block as read: k ascending, fp32
+// additions into D.
+void mma_engine::accumulate(const unit_state& u, unsigned rows, unsigned cols) {
+  const unsigned kb = p_.k_block;
+  for (unsigned i = 0; i < rows; ++i)
+    for (unsigned j = 0; j < cols; ++j) {
+      volatile float acc = d_[std::size_t(u.row0 + i) * p_.n + u.col0 + j];
+      for (unsigned x = 0; x < kb; ++x) {
+        std::uint16_t av, bv;
+        std::memcpy(&av, &u.a[(std::size_t(i) * kb + x) * 2], 2);
+        std::memcpy(&bv, &u.b[(std::size_t(j) * kb + x) * 2], 2);
+        const float prod = to_f32(p_.type, av) * to_f32(p_.type, bv);
+        acc = acc + prod;
+      }
+      d_[std::size_t(u.row0 + i) * p_.n + u.col0 + j] = acc;
+    }
+}
+
+// K block blk's operands, requested in order from cycle t (t moves past them): every
+// unit's A slice, then B column group by column group. A is row-major with K per row, so a
+// unit's slice of this block is rows of kb elements. a_landed[u], b_landed[u * groups + g]:
+// the cycles they are in.
+void mma_engine::fetch_block(unsigned blk, std::uint64_t& t, std::vector<unit_state>& us, unsigned unit_rows,
+                             unsigned groups, std::vector<std::uint64_t>& a_landed,
+                             std::vector<std::uint64_t>& b_landed) {
+  const unsigned kb = p_.k_block;
+  for (std::size_t u = 0; u < us.size(); ++u) {
+    std::uint64_t landed = t;
+    // A request holds mma_smem_request_bytes / (2 kb) rows of kb elements.
+    for (unsigned r = 0; r < unit_rows; r += mma_smem_request_bytes / (kb * 2)) {
+      const std::uint64_t addr = p_.a_base + (std::uint64_t(blk) * p_.m + us[u].row0 + r) * kb * 2;
+      landed = std::max(landed, fetch(addr, mma_smem_request_bytes, t, &us[u].a[std::size_t(r) * kb * 2]));
+    }
+    a_landed[u] = landed;
+  }
+  for (unsigned g = 0; g < groups; ++g)
+    for (std::size_t u = 0; u < us.size(); ++u) {
+      const unsigned c0 = us[u].col0 + g * p_.column_group;
+      b_landed[u * groups + g] = fetch(p_.b_base + (std::uint64_t(blk) * p_.n + c0) * kb * 2, p_.column_group * kb * 2,
+                                       t, &us[u].b[std::size_t(g) * p_.column_group * kb * 2]);
+    }
+}
+
+void mma_engine::run() {
+  store_operands();
   const unsigned warps = p_.sub_partitions, kb = p_.k_block, blocks = p_.k / kb;
   const unsigned units_per_warp = p_.scope_threads < warp_lanes ? warp_lanes / p_.scope_threads : 1;
   const unsigned warps_per_unit = p_.scope_threads > warp_lanes ? p_.scope_threads / warp_lanes : 1;
@@ -175,10 +221,6 @@ void mma_engine::run() {
   const unsigned regs_b_group = static_cast<unsigned>(
       (std::uint64_t(units_per_warp) * p_.column_group * kb * 2 / warps_per_unit + warp_register_bytes - 1) / warp_register_bytes);
 
-  struct unit_state {
-    unsigned row0, col0;
-    std::vector<unsigned char> a, b;  // this block's A rows and B columns as read
-  };
   std::vector<unit_state> us(units);
   for (unsigned u = 0; u < units; ++u) {
     us[u].row0 = (u / units_per_warp) * warps_per_unit * warp_rows;
@@ -192,24 +234,7 @@ void mma_engine::run() {
   std::vector<std::uint64_t> a_landed(units), b_landed(std::size_t(units) * groups);
   for (unsigned blk = 0; blk < blocks; ++blk) {
     k_block_sig_.set(to_time(t), blk);
-    // Requests in order: every unit's A slice, then B column group by column group. A is
-    // row-major with K per row, so a unit's slice of this block is rows of kb elements.
-    for (unsigned u = 0; u < units; ++u) {
-      std::uint64_t landed = t;
-      // A request holds mma_smem_request_bytes / (2 kb) rows of kb elements.
-      for (unsigned r = 0; r < unit_rows; r += mma_smem_request_bytes / (kb * 2)) {
-        const std::uint64_t addr = p_.a_base + (std::uint64_t(blk) * p_.m + us[u].row0 + r) * kb * 2;
-        landed = std::max(landed, fetch(addr, mma_smem_request_bytes, t, &us[u].a[std::size_t(r) * kb * 2]));
-      }
-      a_landed[u] = landed;
-    }
-    for (unsigned g = 0; g < groups; ++g)
-      for (unsigned u = 0; u < units; ++u) {
-        const unsigned c0 = us[u].col0 + g * p_.column_group;
-        b_landed[std::size_t(u) * groups + g] =
-            fetch(p_.b_base + (std::uint64_t(blk) * p_.n + c0) * kb * 2, p_.column_group * kb * 2, t,
-                  &us[u].b[std::size_t(g) * p_.column_group * kb * 2]);
-      }
+    fetch_block(blk, t, us, unit_rows, groups, a_landed, b_landed);
     if (via_rf && !rf_bound(0)) rf_write_bytes_ += std::uint64_t(units) * (unit_rows + unit_cols) * kb * 2;
     // Math: each warp, column group by column group, when its units' operands have landed.
     for (unsigned w = 0; w < warps; ++w) {
@@ -262,20 +287,7 @@ void mma_engine::run() {
         last_block_done_ = tc_free[0];
       }
     }
-    // The datapath's arithmetic on the operands as read: k ascending, fp32 additions.
-    for (const auto& s : us)
-      for (unsigned i = 0; i < unit_rows; ++i)
-        for (unsigned j = 0; j < unit_cols; ++j) {
-          volatile float acc = d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j];
-          for (unsigned x = 0; x < kb; ++x) {
-            std::uint16_t av, bv;
-            std::memcpy(&av, &s.a[(std::size_t(i) * kb + x) * 2], 2);
-            std::memcpy(&bv, &s.b[(std::size_t(j) * kb + x) * 2], 2);
-            const float prod = to_f32(p_.type, av) * to_f32(p_.type, bv);
-            acc = acc + prod;
-          }
-          d_[std::size_t(s.row0 + i) * p_.n + s.col0 + j] = acc;
-        }
+    for (const auto& u : us) accumulate(u, unit_rows, unit_cols);
   }
   for (unsigned w = 0; w < sp_busy_.size(); ++w) sp_busy_[w].set(to_time(tc_free[w]), 0);
   fmas_ += std::uint64_t(p_.m) * p_.n * p_.k;

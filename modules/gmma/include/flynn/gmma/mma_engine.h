@@ -81,6 +81,15 @@ class mma_engine : public lt_initiator, public golden_self_check {
 
  private:
   void run();
+  // A unit's rows and columns of the product and its operands of the current K block.
+  struct unit_state {
+    unsigned row0, col0;
+    std::vector<unsigned char> a, b;  // this block's A rows and B columns as read
+  };
+  void store_operands();
+  void accumulate(const unit_state& u, unsigned rows, unsigned cols);
+  void fetch_block(unsigned blk, std::uint64_t& t, std::vector<unit_state>& us, unsigned unit_rows, unsigned groups,
+                   std::vector<std::uint64_t>& a_landed, std::vector<std::uint64_t>& b_landed);
   std::uint64_t fetch(std::uint64_t addr, unsigned bytes, std::uint64_t& t, unsigned char* out);
   // Registers 0 .. count-1 of sub-partition w's register file read or written from cycle
   // `at` (timing: the values stay in the engine); returns when the request completes.
