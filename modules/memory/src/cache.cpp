@@ -172,40 +172,13 @@ cache::line* cache::allocate(std::uint64_t line_address, std::uint64_t at,
 // array holds the data); a read hits, or waits on fills of its missing sectors (merged with
 // fills in flight). A lookup that needs more MSHRs, targets or replaceable lines than are
 // free waits until a fill frees one.
-void cache::lookup(request& r, std::uint64_t at) {
-  const std::uint64_t t = std::max(at, tag_free_);
-  tag_free_ = t + 1;
-  tlm::tlm_generic_payload& gp = *r.gp;
-  const bool write = is_write(gp) && !gp.get_extension<atomic_extension>();
-  if ((write || gp.get_extension<atomic_extension>()) && p_.writes == write_policy::write_through) {
-    pass_on(r, t);  // (the next level times it; answered() sends the response up)
-    return;
-  }
-  if (p_.bypass_cache_global) {
-    const auto* h = gp.get_extension<hierarchy_extension>();
-    if (h && h->cache_global) {
-      ++bypassed_;
-      pass_on(r, t);
-      return;
-    }
-  }
-  // The request's lines, each with the sectors it touches.
-  blocks_of(gp, p_.sector_bytes, blocks_);
-  // (Scratch kept between lookups; a lookup that passes its request on returns right after,
-  // so the lookups that this may start, through the queue, do not clobber one in use.)
-  auto& wanted = wanted_;
-  wanted.clear();
-  for (const std::uint64_t b : blocks_) {
-    const auto [la, bit] = sector(b);
-    if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
-    wanted.back().second |= bit;
-  }
-  // Resources first: nothing changes unless the whole request can go on. Per set, the
-  // request's lines there (present ones stay: they are not victims for its new ones) and
-  // the ways other fills hold; MSHRs for the lines that miss. A request that could never
-  // fit (more of its lines in a set than ways, more missing lines than MSHRs) goes on to the
-  // next level uncached; one that could fit later waits for a fill.
-  bool never = false, later = false;
+// Whether the lines `wanted` (line address, sectors) can go into the cache now: per set,
+// the request's lines there (present ones stay: they are not victims for its new ones) and
+// the ways other fills hold; MSHRs for the lines that miss. never: it could never fit (more
+// of its lines in a set than ways, more missing lines than MSHRs); later: it could fit once
+// a fill completes.
+void cache::room_for(const std::vector<std::pair<std::uint64_t, unsigned>>& wanted, bool write, bool& never,
+                     bool& later) {
   auto& sets = needs_;
   sets.clear();
   const auto touched = [&](std::uint64_t la) {
@@ -240,6 +213,44 @@ void cache::lookup(request& r, std::uint64_t at) {
     }
     if (sn.fresh > p_.ways - sn.present - busy) later = true;
   }
+}
+
+void cache::lookup(request& r, std::uint64_t at) {
+  const std::uint64_t t = std::max(at, tag_free_);
+  tag_free_ = t + 1;
+  tlm::tlm_generic_payload& gp = *r.gp;
+  const bool write = is_write(gp) && !gp.get_extension<atomic_extension>();
+  if ((write || gp.get_extension<atomic_extension>()) && p_.writes == write_policy::write_through) {
+    pass_on(r, t);  // (the next level times it; answered() sends the response up)
+    return;
+  }
+  if (p_.bypass_cache_global) {
+    const auto* h = gp.get_extension<hierarchy_extension>();
+    if (h && h->cache_global) {
+      ++bypassed_;
+      pass_on(r, t);
+      return;
+    }
+  }
+  // The request's lines, each with the sectors it touches.
+  blocks_of(gp, p_.sector_bytes, blocks_);
+  // (Scratch kept between lookups; a lookup that passes its request on returns right after,
+  // so the lookups that this may start, through the queue, do not clobber one in use.)
+  auto& wanted = wanted_;
+  wanted.clear();
+  for (const std::uint64_t b : blocks_) {
+    const auto [la, bit] = sector(b);
+    if (wanted.empty() || wanted.back().first != la) wanted.push_back({la, 0});
+    wanted.back().second |= bit;
+  }
+  // Resources first (room_for): nothing changes unless the whole request can go on. A
+  // request that could never fit goes on to the next level uncached; one that could fit
+  // later waits for a fill.
+  const auto touched = [&](std::uint64_t la) {
+    return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
+  };
+  bool never = false, later = false;
+  room_for(wanted, write, never, later);
   if (never) {
     ++uncached_;
     pass_on(r, t);  // (answered() sends the response up)

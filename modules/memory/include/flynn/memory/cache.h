@@ -89,6 +89,7 @@ class cache : public timing_stage {
   void pass_on(request& r, std::uint64_t t);
   void leave_queue();
   void lookup(request& r, std::uint64_t at);
+  void room_for(const std::vector<std::pair<std::uint64_t, unsigned>>& wanted, bool write, bool& never, bool& later);
   void serve(request& r, std::uint64_t ready);
   void filled(unsigned m, unsigned sectors, std::uint64_t at);
   void retry(std::uint64_t at);
