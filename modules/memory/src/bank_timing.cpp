@@ -1,6 +1,6 @@
-// The banked memory's timing core: when a request arrives and is admitted, which banks and
-// port cycles it reserves (wavefronts, conflicts), and the data it moves at the cycle the
-// model says, with the race checks of LT reads against writes landing earlier.
+// The banked memory's timing core: when a request arrives and is admitted, and which banks
+// and port cycles it reserves (wavefronts, conflicts). The data it moves at those cycles are
+// in bank_data.cpp.
 #include <algorithm>
 #include <cstring>
 #include <tuple>
@@ -186,17 +186,7 @@ void banked_memory::sort_words() {
 // rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
                                              std::uint64_t arrival, unsigned latency) {
-  if (p_.ideal) {  // no latency, no bank or port limits: every word at the arrival cycle
-    passes_.assign(1, arrival);
-    one_wavefront_ = true;
-    word_when_.clear();
-    ++wavefronts_;
-    ++port_requests_[ps.adapter.index];
-    first_cycle_ = std::min(first_cycle_, arrival);
-    last_cycle_ = std::max(last_cycle_, arrival);
-    if (auto* served = gp.get_extension<wavefront_extension>()) served->wavefronts = 1;
-    return {arrival, arrival};
-  }
+  if (p_.ideal) return reserve_ideal(ps, gp, arrival);
   const bool direct = one_range_banks(gp);
   if (!direct) collect_words(gp);
   const std::size_t group = p_.multiported_banks ? ps.adapter.index : 0;
@@ -204,19 +194,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   const std::uint64_t busy = p_.busy_cycles();
   forget_past();
 
-  // scratch_ is sorted by bank: runs_ marks where each bank's words begin, and max_run is
-  // the most words of one bank (the wavefronts). With one word per bank (the usual case)
-  // there is one wavefront over the banks in wave_banks_: runs_ is not needed.
-  std::size_t max_run = direct ? 1 : scratch_.empty() ? 0 : 1;
-  for (std::size_t i = 1; !direct && i < scratch_.size() && max_run == 1; ++i)
-    if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
-  if (!direct && max_run == 1) {
-    wave_banks_.clear();
-    wave_mask_ = 0;
-    for (const auto& bw : scratch_) wave_banks_.push_back(bw.first);
-    for (const unsigned b : wave_banks_) wave_mask_ |= p_.banks <= 64 ? std::uint64_t(1) << b : 0;
-    wave_words_ = wave_banks_.size();
-  }
+  const std::size_t max_run = plan_waves(direct);
   // The one wavefront's banks, f(bank) each (by mask with at most 64 banks).
   const bool every_bank = p_.banks <= 64 && wave_mask_ == all_banks_;  // (a whole-width request)
   const auto each_wave_bank = [this, every_bank](auto f) {
@@ -228,14 +206,6 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       for (const unsigned b : wave_banks_) f(b);
     }
   };
-  if (max_run != 1) {
-    runs_.clear();
-    for (std::size_t i = 0; i < scratch_.size(); ++i)
-      if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
-    runs_.push_back(scratch_.size());
-    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-      max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
-  }
   const std::size_t words = max_run == 1 ? wave_words_ : scratch_.size();
   // One wavefront: the end of the latest booking of its banks (from then on all are free).
   std::uint64_t banks_free_at = 0;
@@ -317,7 +287,57 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   // words need ceil(words / banks) passes whatever the mapping (pass p then at t0 + p * busy);
   // a word in a pass beyond those, or in a pass its banks delayed, waited for a bank.
   const std::size_t min_passes = std::max<std::size_t>(1, (words + p_.banks - 1) / p_.banks);
-  for (std::size_t pass = 0; pass < max_run && max_run > 1; ++pass) {
+  if (max_run > 1) book_passes(max_run, min_passes, t0, group, busy);
+  return served(ps, gp, arrival, t0, last, max_run, words, min_passes, latency);
+}
+
+// The request's wavefronts (the most words of one bank). scratch_ is sorted by bank: runs_
+// marks where each bank's words begin. With one word per bank (the usual case, and every
+// request one_range_banks served directly) there is one wavefront over the banks in
+// wave_banks_ and wave_mask_: runs_ is not needed.
+std::size_t banked_memory::plan_waves(bool direct) {
+  std::size_t max_run = direct ? 1 : scratch_.empty() ? 0 : 1;
+  for (std::size_t i = 1; !direct && i < scratch_.size() && max_run == 1; ++i)
+    if (scratch_[i].first == scratch_[i - 1].first) max_run = 0;
+  if (!direct && max_run == 1) {
+    wave_banks_.clear();
+    wave_mask_ = 0;
+    for (const auto& bw : scratch_) wave_banks_.push_back(bw.first);
+    for (const unsigned b : wave_banks_) wave_mask_ |= p_.banks <= 64 ? std::uint64_t(1) << b : 0;
+    wave_words_ = wave_banks_.size();
+  }
+  if (max_run != 1) {
+    runs_.clear();
+    for (std::size_t i = 0; i < scratch_.size(); ++i)
+      if (i == 0 || scratch_[i].first != scratch_[i - 1].first) runs_.push_back(i);
+    runs_.push_back(scratch_.size());
+    for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
+      max_run = std::max(max_run, runs_[r + 1] - runs_[r]);
+  }
+  return max_run;
+}
+
+// reserve for an ideal memory: no latency, no bank or port limits, every word at the
+// arrival cycle.
+banked_memory::timing banked_memory::reserve_ideal(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival) {
+  passes_.assign(1, arrival);
+  one_wavefront_ = true;
+  word_when_.clear();
+  ++wavefronts_;
+  ++port_requests_[ps.adapter.index];
+  first_cycle_ = std::min(first_cycle_, arrival);
+  last_cycle_ = std::max(last_cycle_, arrival);
+  if (auto* served = gp.get_extension<wavefront_extension>()) served->wavefronts = 1;
+  return {arrival, arrival};
+}
+
+// The banks of a request of several wavefronts (passes_ scheduled from t0), booked pass by
+// pass; a word later than the fewest passes allow, or in a pass its banks delayed, is a
+// conflict.
+void banked_memory::book_passes(std::size_t max_run, std::size_t min_passes, std::uint64_t t0, std::size_t group,
+                                std::uint64_t busy) {
+  const std::size_t bank_base = group * p_.banks;
+  for (std::size_t pass = 0; pass < max_run; ++pass) {
     const std::uint64_t when = passes_[pass];
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] + pass >= runs_[r + 1]) continue;
@@ -331,6 +351,15 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
       if (tracing_) record(bank_trace_[bank], when, when + busy);
     }
   }
+}
+
+// A reserved request's accounting: the cycle each word is accessed, its wavefronts, the
+// port's booking from t0 to its last wavefront, its trace, timeline span and debug line;
+// returns its first wavefront and its completion.
+banked_memory::timing banked_memory::served(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival,
+                                            std::uint64_t t0, std::uint64_t last, std::size_t max_run,
+                                            std::size_t words, std::size_t min_passes, unsigned latency) {
+  const std::uint64_t busy = p_.busy_cycles();
   // The cycle each word is accessed, for moving the data then (a single-port memory moves
   // it at once: its requests are served in order).
   // (One wavefront: every word at its cycle.)
@@ -397,241 +426,6 @@ void banked_memory::forget_past() {
     lt_reads_.remove_all_if([now](const lt_read& r) { return r.cycle < now; });
     lt_reads_sweep_at_ = 2 * lt_reads_.size() + 4096;
   }
-}
-
-// Data moves word by word at the cycle of the wavefront that carries the word: a write
-// takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
-// simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
-// cycles see them; a read for an earlier cycle does not.
-void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later) {
-  const bool rd = gp.is_read();
-  unsigned char* d = gp.get_data_ptr();
-  const unsigned wb = p_.word_bytes;
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
-  commit_until(now);
-  // A single-port memory serves its requests in order: the bytes move at once, as a block.
-  const bool in_order = ports_.size() == 1;
-  // word_when_ is sorted by word and the words come mostly in increasing order: the entry
-  // after the last one found is tried first.
-  auto next_when = word_when_.cbegin();
-  watch_list* watched = nullptr;  // this request's watch records
-  auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
-    if (in_order) {
-      if (rd) std::memcpy(buf, &data_[a], n);
-      else std::memcpy(&data_[a], buf, n);
-      return;
-    }
-    for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w) {
-      const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
-      unsigned char* b = buf + (lo - a);
-      std::uint64_t when = 0;
-      if (one_wavefront_) {
-        when = passes_[0];
-      } else if (!word_when_.empty()) {
-        if (next_when == word_when_.cend() || next_when->first != w)
-          next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
-        if (next_when != word_when_.cend() && next_when->first == w) when = (next_when++)->second;
-      }
-      if (rd) {
-        std::memcpy(b, &data_[lo], hi - lo);
-        if (!pending_.empty() && pending_.first(w) != pending_.none) overlay(w, when, lo, hi, b);
-        if (answer_later) {
-          if (!watched) watched = &watch_list_of(&gp);
-          watched->emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
-        } else if (p_.lt_race_fault && when >= now) {
-          lt_reads_.remove_if(w, [now](const lt_read& r) { return r.cycle < now; });  // past: cannot race
-          lt_reads_.add(w, lt_read{when, now, port});
-        }
-      } else {
-        write_word(w, when, lo, hi, b, port, now);
-      }
-    }
-  };
-  std::uint64_t moved = 0;
-  if (auto* ax = gp.get_extension<atomic_extension>()) {  // (admit checked it: lanes of 4-byte elements)
-    // Each lane's element is read, modified and written at the cycle of the wavefront that
-    // carries its word; the old element goes back in the lane's place.
-    ax->acknowledged = true;
-    lanes_extension& lx = *gp.get_extension<lanes_extension>();
-    for (unsigned l = 0; l < lx.lanes; ++l) {
-      if (!lx.active(l)) continue;
-      const std::uint64_t a = lx.address[l], w = word_.quotient(a);
-      unsigned char* b = d + std::size_t(l) * 4;
-      std::uint32_t old = 0;
-      const std::uint32_t operand = ax->operand[l];
-      std::uint64_t when = now;
-      if (!in_order) {
-        when = 0;
-        if (one_wavefront_) {
-          when = passes_[0];
-        } else if (!word_when_.empty()) {
-          const auto it = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
-          if (it != word_when_.cend() && it->first == w) when = it->second;
-        }
-      }
-      std::memcpy(&old, &data_[a], 4);
-      if (!in_order && !pending_.empty() && pending_.first(w) != pending_.none)
-        overlay(w, when, a, a + 4, reinterpret_cast<unsigned char*>(&old));
-      const std::uint32_t now_value = ax->apply(old, operand);
-      std::memcpy(b, &old, 4);
-      if (in_order) std::memcpy(&data_[a], &now_value, 4);
-      else write_word(w, when, a, a + 4, reinterpret_cast<const unsigned char*>(&now_value), port, now);
-      ++atomics_;
-      moved += 4;
-    }
-    lx.acknowledged = true;
-    ++reads_;  // (a read that also writes: counted once, as a read, its bytes both ways)
-    bytes_read_ += moved;
-    bytes_written_ += moved;
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    return;
-  }
-  if (auto* lx = gp.get_extension<lanes_extension>(); lx && in_order && range_.second != 0) {
-    // The active lanes are one run at consecutive addresses (reserve found): one block.
-    lx->acknowledged = true;  // the lanes were honoured (initiators check this)
-    const unsigned first_lane = static_cast<unsigned>(__builtin_ctz(lx->active_mask & first_lanes(lx->lanes)));
-    one(range_.first, d + std::size_t(first_lane) * lx->lane_bytes, range_.second);
-    moved = range_.second;
-  } else if (lx) {
-    lx->acknowledged = true;  // the lanes were honoured (initiators check this)
-    const unsigned lb = lx->lane_bytes;
-    for (unsigned l = 0; l < lx->lanes; ++l)
-      if (lx->active(l)) {
-        // In order, a run of active lanes at consecutive addresses moves as one block.
-        unsigned k = l + 1;
-        if (in_order)
-          while (k < lx->lanes && lx->active(k) && lx->address[k] == lx->address[k - 1] + lb) ++k;
-        one(lx->address[l], d + std::size_t(l) * lb, std::size_t(k - l) * lb);
-        moved += std::uint64_t(k - l) * lb;
-        l = k - 1;
-      }
-  } else {
-    one(gp.get_address(), d, gp.get_data_length());
-    moved = gp.get_data_length();
-  }
-  if (rd) {
-    ++reads_;
-    bytes_read_ += moved;
-  } else {
-    ++writes_;
-    bytes_written_ += moved;
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-}
-
-// Bytes [lo, hi) of word w, written at cycle `when` (`now`: the current cycle): at once when
-// that cycle has come and no earlier write to the word waits, else queued.
-void banked_memory::write_word(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
-                               const unsigned char* src, unsigned port, std::uint64_t now) {
-  if (!lt_reads_.empty()) check_lt_reads(w, when, port, now);
-  if (when <= now && (pending_.empty() || pending_.first(w) == pending_.none)) {
-    std::memcpy(&data_[lo], src, hi - lo);
-    if (!watch_.empty()) refresh_watchers(w, when);
-    return;
-  }
-  if (dmi_granted_) invalidate_dmi();  // a DMI pointer would not see this write until it lands
-  const std::uint32_t slot = pending_.add(w);
-  pending_write& pw = pending_[slot];
-  pw.cycle = when;
-  pw.seq = write_seq_++;
-  pw.addr = lo;
-  pw.len = static_cast<unsigned>(hi - lo);
-  if (pw.len <= pw.small.size())
-    std::memcpy(pw.small.data(), src, pw.len);
-  else
-    pw.large.assign(src, src + pw.len);
-  commit_order_.add(when, {w, slot});
-  if (!watch_.empty()) refresh_watchers(w, when);
-}
-
-// A write to word w landing at cycle `when`, granted after an LT read that reads the word at
-// that cycle or later: the read was answered when it was granted and cannot see the write,
-// which the hardware's read would return. The write was made before the read completed, so
-// nothing in the program orders the two: a race, reported as a simulated fault naming both.
-// (An AT read is answered at its response and sees the write: see refresh_watchers.)
-void banked_memory::check_lt_reads(std::uint64_t w, std::uint64_t when, unsigned port, std::uint64_t now) {
-  // The latest of the racing reads is reported (the word's reads come newest first).
-  std::uint32_t racing = lt_reads_.none;
-  for (std::uint32_t s = lt_reads_.first(w); s != lt_reads_.none && racing == lt_reads_.none; s = lt_reads_.next(s)) {
-    const lt_read& r = lt_reads_[s];
-    // (A read of a past cycle cannot race: no later write lands before it.)
-    if (r.cycle >= now && r.cycle >= when && r.port != port) racing = s;
-  }
-  if (racing != lt_reads_.none && race_.empty()) {
-    const lt_read& r = lt_reads_[racing];
-    race_ = "race on the word at " + hex(w * p_.word_bytes) + ": a read through " + ports_[r.port]->socket->name() +
-          " (granted at cycle " + std::to_string(r.granted) + ") reads it at cycle " + std::to_string(r.cycle) +
-          ", and a write through " + ports_[port]->socket->name() + " granted after it lands at cycle " +
-          std::to_string(when) + ", no later: the write was made before the read completed, so nothing orders "
-          "the two. The read was a b_transport call, answered when granted, so it cannot return the written value "
-          "the hardware would (an AT read would)";
-    race_ev_.notify(sc_core::SC_ZERO_TIME);  // reported from a thread (this may run in the arbiter method)
-  }
-}
-
-// A write to word w landing at cycle `when`, granted after AT reads that read the word at
-// that cycle or later and are not answered yet: their bytes are read again as the word is
-// at their cycles. (The array holds the writes of cycles up to now, and every write a read
-// can see lands at the read's cycle or earlier, so it is the array plus the queued writes
-// up to the read's cycle.)
-void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
-  for (std::uint32_t s = watch_.first(w); s != watch_.none; s = watch_.next(s)) {
-    const read_watch& r = watch_[s];
-    if (r.cycle < when) continue;
-    std::memcpy(r.dst, &data_[r.lo], r.hi - r.lo);
-    overlay(w, r.cycle, r.lo, r.hi, r.dst);
-  }
-}
-
-// The watch records of `gp`'s read, made empty (reusing an emptied list's capacity) if none.
-banked_memory::watch_list& banked_memory::watch_list_of(const tlm::tlm_generic_payload* gp) {
-  for (auto it = watched_.rbegin(); it != watched_.rend(); ++it)
-    if (it->first == gp) return it->second;
-  watched_.emplace_back(gp, watch_list{});
-  if (!spare_watch_lists_.empty()) {
-    watched_.back().second.swap(spare_watch_lists_.back());
-    spare_watch_lists_.pop_back();
-  }
-  return watched_.back().second;
-}
-
-void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
-  auto it = watched_.rbegin();
-  while (it != watched_.rend() && it->first != gp) ++it;
-  if (it == watched_.rend()) return;
-  for (const auto& [w, slot] : it->second) watch_.remove(w, slot);
-  it->second.clear();
-  spare_watch_lists_.push_back(std::move(it->second));
-  std::swap(*it, watched_.back());
-  watched_.pop_back();
-}
-
-// A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in
-// (cycle, order) order.
-void banked_memory::overlay(std::uint64_t w, std::uint64_t when, std::uint64_t lo, std::uint64_t hi,
-                            unsigned char* dst) const {
-  std::uint32_t s = pending_.first(w);
-  if (s == pending_.none) return;
-  std::vector<const pending_write*>& seen = overlay_scratch_;
-  seen.clear();
-  for (; s != pending_.none; s = pending_.next(s))
-    if (pending_[s].cycle <= when) seen.push_back(&pending_[s]);
-  std::sort(seen.begin(), seen.end(), [](const pending_write* x, const pending_write* y) {
-    return std::tie(x->cycle, x->seq) < std::tie(y->cycle, y->seq);
-  });
-  for (const pending_write* pw : seen) {
-    const std::uint64_t a = std::max(lo, pw->addr), b = std::min(hi, pw->addr + pw->len);
-    if (a < b) std::memcpy(dst + (a - lo), pw->bytes() + (a - pw->addr), b - a);
-  }
-}
-
-// Lands the queued writes of cycles up to `cycle` in the array, in (cycle, order) order.
-void banked_memory::commit_until(std::uint64_t cycle) const {
-  commit_order_.take_through(cycle, [this](const landing& l) {
-    const pending_write& pw = pending_[l.slot];
-    std::memcpy(&data_[pw.addr], pw.bytes(), pw.len);
-    pending_.remove(l.word, l.slot);
-  });
 }
 
 }  // namespace flynn

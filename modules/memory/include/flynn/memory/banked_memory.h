@@ -115,6 +115,11 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   // Reserves port and banks for a request arriving at `arrival` (cycles).
   // `latency`: the access latency that applies to it.
   timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival, unsigned latency);
+  std::size_t plan_waves(bool direct);
+  timing reserve_ideal(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival);
+  void book_passes(std::size_t max_run, std::size_t min_passes, std::uint64_t t0, std::size_t group, std::uint64_t busy);
+  timing served(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival, std::uint64_t t0,
+                std::uint64_t last, std::size_t max_run, std::size_t words, std::size_t min_passes, unsigned latency);
   trace_sink* timeline_ = nullptr;  // memory transactions as async spans
   std::uint64_t spans_ = 0;
   void collect_words(tlm::tlm_generic_payload& gp);
