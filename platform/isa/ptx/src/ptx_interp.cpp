@@ -9,15 +9,14 @@
 #include <set>
 
 #include "flynn/common/format.h"
+#include "flynn/platform/golden_machine.h"
 #include "ptx_interp_alu.h"
 
 namespace flynn::ptx {
 
 namespace {
 
-struct stop {
-  std::string reason;
-};
+using stop = simt::golden_stop;
 
 // waiting: at bar.sync; blocked: at shfl.sync or elect.sync for its warp, at mbarrier.try_wait
 // for a phase, at wgmma.wait_group for its warpgroup's MMAs
@@ -27,11 +26,11 @@ struct thread : simt::golden_thread {
   std::vector<std::uint64_t> r;
 };
 
-class machine {
+class machine : simt::golden_machine<thread> {
  public:
   machine(const module& m, const kernel& k, const simt::launch& l, std::vector<unsigned char>& global,
           const simt::interp_config& c)
-      : m_(m), k_(k), l_(l), global_(global), c_(c) {
+      : golden_machine(l, global, c), m_(m), k_(k) {
     params_.resize(l.params.size() * 4);
     for (std::size_t i = 0; i < l.params.size(); ++i) std::memcpy(&params_[i * 4], &l.params[i], 4);
   }
@@ -41,63 +40,23 @@ class machine {
     if (c_.warp_size == 0) return failed("invalid launch: warp size 0");
     if (std::uint64_t(g[0]) * g[1] * g[2] != l_.grid || std::uint64_t(b[0]) * b[1] * b[2] != l_.block)
       return failed("invalid launch: the grid and block extents do not multiply to grid and block");
-    for (unsigned blk = 0; blk < l_.grid && res_.ok; ++blk) run_block(blk);
+    for (unsigned blk = 0; blk < l_.grid && res_.ok; ++blk)
+      run_block(
+          blk, [this](thread& th) { th.r.assign(k_.regs.size(), 0); },
+          [this](unsigned t, thread& th) { return run_thread(t, th); }, [this](std::uint32_t pc) { return where(pc); },
+          [this](std::uint32_t pc) { return k_.code[pc].op == opcode::shfl || k_.code[pc].op == opcode::elect; });
     return res_;
   }
 
  private:
-  simt::interp_result failed(const std::string& why) {
-    res_.ok = false;
-    res_.fault = why;
-    return res_;
-  }
   std::string where(std::uint32_t pc) const {
     if (pc >= k_.code.size()) return "the end of kernel " + k_.name;
     return ptx::where(m_, k_, k_.code[pc]);
   }
-  void run_block(unsigned b) {
-    std::vector<unsigned char> shared(static_cast<std::size_t>(l_.shared_bytes), 0);
-    shared_ = &shared;
-    block_ = b;
-    std::vector<thread> threads(l_.block);
-    threads_ = &threads;
-    shuffles_.clear();
-    bars_.clear();
-    mma_.clear();
-    for (auto& th : threads) th.r.assign(k_.regs.size(), 0);
-    simt::run_golden_block(
-        b, threads, c_.warp_size, res_.thread_digest, res_.thread_instructions,
-        [this](unsigned t, thread& th) { return run_thread(t, th); }, [this](std::uint32_t pc) { return where(pc); },
-        [this](std::uint32_t pc) { return k_.code[pc].op == opcode::shfl || k_.code[pc].op == opcode::elect; },
-        [this](const std::string& why) { failed(why); });
-  }
-
-  std::uint32_t present_lanes(unsigned w) const {
-    return simt::shuffle_exchange::present(w, c_.warp_size, threads_->size(),
-                                           [this](std::size_t t) { return (*threads_)[t].st == state::exited; });
-  }
-
   bool run_thread(unsigned t, thread& th) {
-    try {
-      while (th.st == state::running) {
-        if (th.pc >= k_.code.size()) {
-          th.st = state::exited;
-          break;
-        }
-        executing_ = th.pc;
-        if (res_.thread_instructions >= c_.max_instructions)
-          throw stop{"runaway kernel: more than " + std::to_string(c_.max_instructions) + " instructions"};
-        if (!step(t, th)) break;  // blocked: not executed yet
-        ++res_.thread_instructions;
-        ++th.count;
-      }
-    } catch (const stop& s) {
-      const std::string loc = "block " + std::to_string(block_) + " thread " + std::to_string(t) + " at " + where(executing_);
-      if (s.reason.rfind("runaway", 0) == 0) failed(s.reason + " (" + loc + ")");
-      else failed(loc + ": " + s.reason);
-      return false;
-    }
-    return true;
+    return golden_machine::run_thread(
+        t, th, k_.code.size(), [this](unsigned u, thread& x) { return step(u, x); },
+        [this](std::uint32_t pc) { return "at " + where(pc); });
   }
 
   // Register values, truncated to (and sign-extended from) the register's width.
@@ -222,9 +181,6 @@ class machine {
     put(th, o[0], compute(in, a, b, c));
   }
 
-  // The memory of space sp (shared, else global).
-  std::vector<unsigned char>& memory(space sp) { return sp == space::shared ? *shared_ : global_; }
-
   void load(thread& th, const instruction& in) {
     const operand* o = in.ops.data();
     const unsigned sz = size_of(in.type);
@@ -284,13 +240,6 @@ class machine {
     else if (a.symbol >= 0) x += k_.shared[static_cast<std::size_t>(a.symbol)].offset;
     return static_cast<std::uint32_t>(x);
   }
-  simt::golden_mbarrier& bar_at(std::uint32_t addr) {
-    std::string fault;
-    simt::golden_mbarrier* m = bars_.find(addr, fault);
-    if (!m) throw stop{fault};
-    return *m;
-  }
-
   // Executes a Hopper instruction; false (nothing done) when it waits: try_wait for a phase
   // that has not completed (it returns true once it has: the wait is not given up early),
   // wait_group for MMAs whose warpgroup has not all issued them.
@@ -302,14 +251,10 @@ class machine {
           throw stop{e};
         return true;
       }
-      case opcode::mbar_arrive:
-      case opcode::mbar_arrive_tx: {
-        simt::golden_mbarrier& m = bar_at(shared_address(th, o[1]));
-        if (in.op == opcode::mbar_arrive_tx) m.bytes += static_cast<std::int64_t>(get(th, o[2]) & 0xffffffffu);
-        --m.pending;
-        m.maybe_flip();
+      case opcode::mbar_arrive: arrive(shared_address(th, o[1]), 0); return true;
+      case opcode::mbar_arrive_tx:
+        arrive(shared_address(th, o[1]), static_cast<std::int64_t>(get(th, o[2]) & 0xffffffffu));
         return true;
-      }
       case opcode::mbar_try_wait: {
         const simt::golden_mbarrier& m = bar_at(shared_address(th, o[1]));
         if ((m.phase & 1u) == (get(th, o[2]) & 1u)) return false;  // that phase has not completed
@@ -339,20 +284,13 @@ class machine {
       }
       case opcode::wgmma_mma: {
         if (c_.warp_size != 32) throw stop{"wgmma needs warps of 32 threads"};
-        const unsigned group = t / 128, ordinal = th.wgmma_issued++;
-        auto& g = mma_[group];
-        if (g.size() <= ordinal) g.resize(ordinal + 1);
-        arrival x{t, th.pc, th.r[o[1].reg], th.r[o[2].reg], o[3].k == operand::kind::imm ? o[3].imm != 0 : pred(th, o[3])};
-        g[ordinal].push_back(x);  // operands are read at issue
-        th.wgmma_open.push_back(ordinal);
-        if (g[ordinal].size() == 128) compute_wgmma(group, ordinal);
+        const simt::golden_wgmma_arrival x{t, th.pc, th.r[o[1].reg], th.r[o[2].reg],
+                                           o[3].k == operand::kind::imm ? o[3].imm != 0 : pred(th, o[3])};
+        issue_wgmma(t, th, x, [this](unsigned group, unsigned ordinal) { compute_wgmma(group, ordinal); });
         return true;
       }
       case opcode::wgmma_commit: th.commit_wgmma(); return true;
-      case opcode::wgmma_wait: {
-        const auto& g = mma_[t / 128];
-        return th.wait_wgmma(static_cast<std::size_t>(o[0].imm), [&g](unsigned ord) { return g[ord].size() == 128; });
-      }
+      case opcode::wgmma_wait: return wait_wgmma(t, th, static_cast<std::size_t>(o[0].imm));
       default: return true;  // wgmma.fence, fence.*, setmaxnreg: nothing to do here
     }
   }
@@ -361,19 +299,14 @@ class machine {
   void compute_wgmma(unsigned group, unsigned ordinal) {
     std::vector<thread>& ths = *threads_;
     const unsigned t0 = group * 128;
-    std::vector<const arrival*> at(128);
-    for (const arrival& x : mma_[group][ordinal]) at[x.thread - t0] = &x;
+    std::vector<simt::wgmma_part> parts;
+    const auto at = wgmma_arrivals(group, ordinal, parts, [this](std::uint32_t pc, std::uint32_t first) {
+      const instruction &in = k_.code[pc], &f = k_.code[first];
+      return in.rank == f.rank && in.mma_a == f.mma_a && in.mma_b == f.mma_b;
+    });
     const instruction& first = k_.code[at[0]->pc];
-    for (const arrival* x : at) {
-      const instruction& in = k_.code[x->pc];
-      if (in.rank != first.rank || in.mma_a != first.mma_a || in.mma_b != first.mma_b || x->accumulate != at[0]->accumulate)
-        throw stop{"the warps of the warpgroup issued different wgmma instructions"};
-    }
     const unsigned n = first.rank;
-    std::vector<simt::wgmma_part> parts(128);
     for (unsigned i = 0; i < 128; ++i) {
-      parts[i].a_desc = at[i]->a_desc;
-      parts[i].b_desc = at[i]->b_desc;
       for (const auto r : k_.code[at[i]->pc].group) parts[i].d.push_back(static_cast<std::uint32_t>(ths[t0 + i].r[r]));
     }
     const std::string e = simt::golden_wgmma(n, first.mma_a, first.mma_b, false,
@@ -387,33 +320,20 @@ class machine {
 
   bool shuffle(unsigned t, thread& th, const instruction& in) {
     const operand* o = in.ops.data();
-    const unsigned w = t / c_.warp_size, lane = t % c_.warp_size;
-    simt::shuffle_exchange::result res;
     const bool elect = in.op == opcode::elect;
-    if (!shuffles_.take(w, lane, res)) {
+    const auto arrival = [&](unsigned w, unsigned lane) {
+      if (elect) return elect_arrival(w, lane, static_cast<std::uint32_t>(get(th, o[1])));
       simt::shuffle_exchange::arrival av;
-      if (elect) {  // a shuffle of lane indices from the lowest lane of the membermask present
-        av.name = "elect.sync";
-        av.mode = simt::shuffle_mode::idx;
-        av.value = lane;
-        av.mask = static_cast<std::uint32_t>(get(th, o[1]));
-        const std::uint32_t named = av.mask & present_lanes(w);
-        av.b = named ? static_cast<std::uint32_t>(__builtin_ctz(named)) : lane;
-        av.c = 31;
-      } else {
-        av.mode = static_cast<simt::shuffle_mode>(in.shfl);
-        av.value = static_cast<std::uint32_t>(get(th, o[1]));
-        av.b = static_cast<std::uint32_t>(get(th, o[2]));
-        av.c = static_cast<std::uint32_t>(get(th, o[3]));
-        av.mask = static_cast<std::uint32_t>(get(th, o[4]));
-      }
-      const std::string err = shuffles_.arrive(w, lane, th.pc, av, present_lanes(w));
-      if (!err.empty()) throw stop{err};
-      if (!shuffles_.take(w, lane, res)) {
-        th.st = state::blocked;
-        return false;
-      }
-    }
+      av.mode = static_cast<simt::shuffle_mode>(in.shfl);
+      av.value = static_cast<std::uint32_t>(get(th, o[1]));
+      av.b = static_cast<std::uint32_t>(get(th, o[2]));
+      av.c = static_cast<std::uint32_t>(get(th, o[3]));
+      av.mask = static_cast<std::uint32_t>(get(th, o[4]));
+      return av;
+    };
+    simt::shuffle_exchange::result res;
+    if (!exchange(t, th, arrival, res)) return false;
+    const unsigned lane = t % c_.warp_size;
     if (elect) {
       if (o[0].k == operand::kind::reg) put(th, o[0], res.value);
       put(th, o[2], res.value == lane ? 1 : 0);
@@ -428,24 +348,7 @@ class machine {
 
   const module& m_;
   const kernel& k_;
-  const simt::launch& l_;
-  std::vector<unsigned char>& global_;
-  const simt::interp_config& c_;
-  simt::interp_result res_;
   std::vector<unsigned char> params_;
-  std::vector<unsigned char>* shared_ = nullptr;
-  unsigned block_ = 0;
-  std::vector<thread>* threads_ = nullptr;
-  simt::shuffle_exchange shuffles_;
-  simt::golden_mbarriers bars_{l_.shared_bytes};
-  struct arrival {
-    unsigned thread;
-    std::uint32_t pc;               // of its wgmma.mma_async
-    std::uint64_t a_desc, b_desc;   // as read at issue
-    bool accumulate;                // scale-d
-  };
-  std::map<unsigned, std::vector<std::vector<arrival>>> mma_;  // warpgroup -> ordinal -> threads
-  std::uint32_t executing_ = 0;  // the instruction being executed (its faults name it)
 };
 
 }  // namespace
