@@ -37,11 +37,12 @@ std::string element_text(std::uint64_t x, memory_image::kind k) {
   }
   return std::string(b) + " (" + hex(x) + ")";
 }
-}  // namespace
 
-memory_image parse_image(const json& e, const std::string& path, const scenario_doc& sd, unsigned elem_bytes,
-                         std::uint64_t memory_bytes, bool init, const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
-                         const std::vector<std::string>& symbols) {
+// Where image e (at `path`) lies: its "symbol" (resolved) or "address", after checking that e is
+// an object of image keys only.
+std::uint64_t image_address(const json& e, const std::string& path, const scenario_doc& sd, unsigned elem_bytes,
+                            const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                            const std::vector<std::string>& symbols) {
   auto fail = [&](const std::string& p, const std::string& expected, const std::string& found) {
     throw input_error(sd.origin_of(p), p, expected, found);
   };
@@ -56,19 +57,47 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
                                       (hint.empty() ? "" : "; " + hint),
            "unknown key " + excerpt(it.key()));
     }
-  memory_image img;
+  std::uint64_t address = 0;
   if (e.contains("symbol")) {
-    if (!e["symbol"].is_string() || !resolve(e["symbol"].get<std::string>(), img.address)) {
+    if (!e["symbol"].is_string() || !resolve(e["symbol"].get<std::string>(), address)) {
       const std::string hint = e["symbol"].is_string() ? did_you_mean(e["symbol"].get<std::string>(), symbols) : "";
       fail(path + ".symbol", "a data label of the program" + (hint.empty() ? "" : "; " + hint), json_kind(e["symbol"]));
     }
   } else if (e.contains("address")) {
     if (!e["address"].is_number_unsigned() || e["address"].get<std::uint64_t>() % elem_bytes)
       fail(path + ".address", "a byte address, multiple of " + std::to_string(elem_bytes), json_kind(e["address"]));
-    img.address = e["address"].get<std::uint64_t>();
+    address = e["address"].get<std::uint64_t>();
   } else {
     fail(path, "\"symbol\" or \"address\"", "neither");
   }
+  return address;
+}
+
+// n random floats uniform in [-1, 1) (exact in fp32), each encoded in `bits` bits by encode and
+// packed 32 / bits to a 4-byte element, the first in its lowest bits.
+template <class Encode>
+void random_packed(std::vector<std::uint64_t>& w, std::uint64_t n, std::uint64_t seed, unsigned bits, Encode encode) {
+  std::mt19937_64 rng(seed);
+  const unsigned per = 32 / bits;
+  for (std::uint64_t i = 0; i < n; i += per) {
+    std::uint64_t word = 0;
+    for (unsigned q = 0; q < per; ++q) {
+      const float x = static_cast<float>(double(rng() >> 40) / double(1ull << 23) - 1.0);  // exact in fp32
+      word |= std::uint64_t(encode(x)) << (bits * q);
+    }
+    w.push_back(word);
+  }
+}
+}  // namespace
+
+memory_image parse_image(const json& e, const std::string& path, const scenario_doc& sd, unsigned elem_bytes,
+                         std::uint64_t memory_bytes, bool init, const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                         const std::vector<std::string>& symbols) {
+  auto fail = [&](const std::string& p, const std::string& expected, const std::string& found) {
+    throw input_error(sd.origin_of(p), p, expected, found);
+  };
+  memory_image img;
+  img.address = image_address(e, path, sd, elem_bytes, resolve, symbols);
   // An image must fit in its memory: checked on the count, before anything is generated.
   auto fits = [&](const std::string& key, std::uint64_t n) {
     if (img.address > memory_bytes || n > (memory_bytes - img.address) / elem_bytes)
@@ -143,16 +172,8 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     if (elem_bytes != 4 || n % 2)
       fail(path + (bf ? ".random_bf16" : ".random_f16"), "an even count of 16-bit values in 4-byte elements",
            std::to_string(n));
-    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
     const element_type ty = bf ? element_type::bf16 : element_type::f16;
-    for (std::uint64_t i = 0; i < n; i += 2) {
-      std::uint64_t pair = 0;
-      for (unsigned h = 0; h < 2; ++h) {
-        const float x = static_cast<float>(double(rng() >> 40) / double(1ull << 23) - 1.0);  // exact in fp32
-        pair |= std::uint64_t(from_f32(ty, x)) << (16 * h);
-      }
-      w.push_back(pair);
-    }
+    random_packed(w, n, static_cast<std::uint64_t>(num("seed", 1)), 16, [ty](float x) { return from_f32(ty, x); });
   } else if (init && (e.contains("random_e4m3") || e.contains("random_e5m2"))) {
     // 8-bit floats: values uniform in [-1, 1) rounded to the format (nearest even), packed
     // four per 4-byte element (first in the lowest byte).
@@ -161,15 +182,8 @@ memory_image parse_image(const json& e, const std::string& path, const scenario_
     const std::uint64_t n = count(key);
     if (elem_bytes != 4 || n % 4)
       fail(path + "." + key, "a count of 8-bit values that is a multiple of 4, in 4-byte elements", std::to_string(n));
-    std::mt19937_64 rng(static_cast<std::uint64_t>(num("seed", 1)));
-    for (std::uint64_t i = 0; i < n; i += 4) {
-      std::uint64_t word = 0;
-      for (unsigned q = 0; q < 4; ++q) {
-        const float x = static_cast<float>(double(rng() >> 40) / double(1ull << 23) - 1.0);  // exact in fp32
-        word |= std::uint64_t(e4 ? f32_to_e4m3(x) : f32_to_e5m2(x)) << (8 * q);
-      }
-      w.push_back(word);
-    }
+    random_packed(w, n, static_cast<std::uint64_t>(num("seed", 1)), 8,
+                  [e4](float x) { return e4 ? f32_to_e4m3(x) : f32_to_e5m2(x); });
   } else {
     fail(path,
          init ? "one of values, floats, doubles, iota, fill, random, random_floats, random_doubles, random_bf16, "
