@@ -1,12 +1,13 @@
 // A PTX workload's kernel parameters: each parameter by name, a buffer's address, a number or
 // a CUtensorMap.
+#include "ptx_workload.h"
+
 #include <algorithm>
 #include <cstring>
 
 #include "flynn/common/format.h"
 #include "flynn/tensor/numeric.h"
 #include "flynn/tma/swizzle.h"
-#include "ptx_workload.h"
 
 using nlohmann::json;
 

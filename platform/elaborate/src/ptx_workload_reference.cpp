@@ -1,5 +1,7 @@
 // A PTX workload's host reference: a GEMM computed on the host from the initial memory
 // image, against which the run's result is checked.
+#include "ptx_workload.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -7,7 +9,6 @@
 #include "flynn/common/bits.h"
 #include "flynn/common/format.h"
 #include "flynn/tensor/numeric.h"
-#include "ptx_workload.h"
 
 using nlohmann::json;
 

@@ -70,7 +70,7 @@ class machine : golden_machine<thread> {
     }
     for (unsigned b = 0; b < l_.grid && res_.ok; ++b) {
       sync_mma_.clear();
-      golden_machine::run_block(
+      run_block(
           b, [](thread&) {}, [this](unsigned t, thread& th) { return run_thread(t, th); },
           [this](std::uint32_t pc) { return where(pc, k_.code[pc]); },
           [this](std::uint32_t pc) {
