@@ -19,9 +19,11 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/tlm/protocol_terms.h"
+
 namespace flynn {
 
-class protocol_checker : public sc_core::sc_module {
+class protocol_checker : public sc_core::sc_module, private protocol_terms {
  public:
   static constexpr const char* msg_type = "flynn/protocol";
 
@@ -98,17 +100,6 @@ class protocol_checker : public sc_core::sc_module {
 
  private:
   // ------------------------------------------------------------------ bookkeeping types
-  struct attributes {
-    tlm::tlm_command cmd = tlm::TLM_IGNORE_COMMAND;
-    std::uint64_t address = 0;
-    unsigned char* data = nullptr;
-    unsigned length = 0;
-    unsigned streaming_width = 0;
-    unsigned char* byte_enable = nullptr;
-    unsigned byte_enable_length = 0;
-    std::vector<unsigned char> write_data;  // contents for writes: targets must not change
-    std::vector<unsigned char> be_data;     // byte enable contents
-  };
   enum class nb_state { request, request_ended, response };
   struct open_txn {
     nb_state state = nb_state::request;
@@ -118,38 +109,6 @@ class protocol_checker : public sc_core::sc_module {
     std::uint64_t start, end;
     tlm::tlm_dmi::dmi_access_e access;
   };
-
-  // ------------------------------------------------------------------ formatting
-  static std::string hex(std::uint64_t v) {
-    std::ostringstream o;
-    o << "0x" << std::hex << v;
-    return o.str();
-  }
-  static const char* cmd_name(tlm::tlm_command c) {
-    switch (c) {
-      case tlm::TLM_READ_COMMAND: return "read";
-      case tlm::TLM_WRITE_COMMAND: return "write";
-      default: return "ignore";
-    }
-  }
-  static std::string describe(const tlm::tlm_generic_payload& gp) {
-    std::ostringstream o;
-    o << cmd_name(gp.get_command()) << " of " << gp.get_data_length() << " B at "
-      << hex(gp.get_address());
-    return o.str();
-  }
-  static std::string sync_name(tlm::tlm_sync_enum s) {
-    switch (s) {
-      case tlm::TLM_ACCEPTED: return "TLM_ACCEPTED";
-      case tlm::TLM_UPDATED: return "TLM_UPDATED";
-      default: return "TLM_COMPLETED";
-    }
-  }
-  static bool allows(tlm::tlm_dmi::dmi_access_e a, tlm::tlm_command cmd) {
-    if (cmd == tlm::TLM_READ_COMMAND) return (a & tlm::tlm_dmi::DMI_ACCESS_READ) != 0;
-    if (cmd == tlm::TLM_WRITE_COMMAND) return (a & tlm::tlm_dmi::DMI_ACCESS_WRITE) != 0;
-    return a != tlm::tlm_dmi::DMI_ACCESS_NONE;
-  }
 
   void flag(const std::string& rule, const std::string& what) {
     std::ostringstream o;
@@ -179,43 +138,10 @@ class protocol_checker : public sc_core::sc_module {
     flag(rule, describe(gp) + ", " + context + ": " + what);
   }
 
-  static void capture(const tlm::tlm_generic_payload& gp, attributes& a) {
-    a.cmd = gp.get_command();
-    a.address = gp.get_address();
-    a.data = gp.get_data_ptr();
-    a.length = gp.get_data_length();
-    a.streaming_width = gp.get_streaming_width();
-    a.byte_enable = gp.get_byte_enable_ptr();
-    a.byte_enable_length = gp.get_byte_enable_length();
-    a.write_data.clear();
-    a.be_data.clear();
-    if (a.cmd == tlm::TLM_WRITE_COMMAND && a.data && a.length)
-      a.write_data.assign(a.data, a.data + a.length);
-    if (a.byte_enable && a.byte_enable_length)
-      a.be_data.assign(a.byte_enable, a.byte_enable + a.byte_enable_length);
-  }
   // Reports attributes the callee changed (returns false if any).
   bool compare(const tlm::tlm_generic_payload& gp, const attributes& a, const std::string& rule,
                const std::string& context) {
-    std::vector<std::string> changed;
-    auto num = [&](const char* what, std::uint64_t was, std::uint64_t now) {
-      if (was != now) changed.push_back(std::string(what) + " " + hex(was) + " -> " + hex(now));
-    };
-    if (gp.get_command() != a.cmd)
-      changed.push_back(std::string("command ") + cmd_name(a.cmd) + " -> " +
-                        cmd_name(gp.get_command()));
-    num("address", a.address, gp.get_address());
-    if (gp.get_data_ptr() != a.data) changed.push_back("data pointer");
-    num("data length", a.length, gp.get_data_length());
-    num("streaming width", a.streaming_width, gp.get_streaming_width());
-    if (gp.get_byte_enable_ptr() != a.byte_enable) changed.push_back("byte enable pointer");
-    num("byte enable length", a.byte_enable_length, gp.get_byte_enable_length());
-    if (!a.write_data.empty() && gp.get_data_ptr() == a.data &&
-        std::memcmp(a.data, a.write_data.data(), a.write_data.size()) != 0)
-      changed.push_back("write data array contents");
-    if (!a.be_data.empty() && gp.get_byte_enable_ptr() == a.byte_enable &&
-        std::memcmp(a.byte_enable, a.be_data.data(), a.be_data.size()) != 0)
-      changed.push_back("byte enable array contents");
+    const std::vector<std::string> changed = changes(gp, a);
     if (changed.empty()) return true;
     std::string list;
     for (const auto& c : changed) list += (list.empty() ? "" : ", ") + c;
@@ -283,8 +209,6 @@ class protocol_checker : public sc_core::sc_module {
   }
 
   // ------------------------------------------------------------------ nb_transport
-  static std::string phase_str(const tlm::tlm_phase& ph) { return ph.get_name(); }
-
   void check_mm(const tlm::tlm_generic_payload& gp, const std::string& ctx) {
     if (!gp.has_mm())
       flag_txn("nb.memory_manager", gp, ctx,
