@@ -242,7 +242,7 @@ TEST_CASE("sub-partition: sources in one operand bank are read one a cycle, in d
   CHECK(sp.collect(regs({3, 6}), 1, 50) == 50);  // banks 0 and 3
 }
 
-TEST_CASE("sub-partition: wider banks read more sources a cycle; no banks, nothing waits") {
+TEST_CASE("sub-partition: wider banks read more sources a cycle, and with no banks nothing waits") {
   flynn::stat_counter waits;
   auto wide = collector(4, 2, waits);
   CHECK(wide.collect(regs({0, 4}), 0, 10) == 10);
