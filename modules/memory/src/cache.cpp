@@ -9,6 +9,13 @@
 
 namespace flynn {
 
+namespace {
+// Whether a request's lines (line address, sectors) include the line at `la`.
+bool names_line(const std::vector<std::pair<std::uint64_t, unsigned>>& wanted, std::uint64_t la) {
+  return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
+}
+}  // namespace
+
 // ---------------------------------------------------------------------------- parameters
 
 void cache_params::visit(param_visitor& v) {
@@ -181,9 +188,7 @@ void cache::room_for(const std::vector<std::pair<std::uint64_t, unsigned>>& want
                      bool& later) {
   auto& sets = needs_;
   sets.clear();
-  const auto touched = [&](std::uint64_t la) {
-    return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
-  };
+  const auto touched = [&](std::uint64_t la) { return names_line(wanted, la); };
   unsigned new_mshrs = 0, free_mshrs = 0;
   for (const mshr& m : mshrs_) free_mshrs += !m.busy;
   for (const auto& [la, mask] : wanted) {
@@ -246,9 +251,7 @@ void cache::lookup(request& r, std::uint64_t at) {
   // Resources first (room_for): nothing changes unless the whole request can go on. A
   // request that could never fit goes on to the next level uncached; one that could fit
   // later waits for a fill.
-  const auto touched = [&](std::uint64_t la) {
-    return std::any_of(wanted.begin(), wanted.end(), [la](const auto& w) { return w.first == la; });
-  };
+  const auto touched = [&](std::uint64_t la) { return names_line(wanted, la); };
   bool never = false, later = false;
   room_for(wanted, write, never, later);
   if (never) {
