@@ -230,6 +230,13 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
   w.stride = x.register_stride;
   w.registers = x.registers;
   w.data.assign(data, data + length);
+  if (!w.registers.empty()) {
+    const auto [lo, hi] = std::minmax_element(w.registers.begin(), w.registers.end());
+    w.lowest = *lo;
+    w.position.assign(std::size_t(*hi - *lo) + 1, -1);
+    // (a register named twice: the later value wins, as when the write lands)
+    for (std::size_t j = 0; j < w.registers.size(); ++j) w.position[w.registers[j] - w.lowest] = std::int32_t(j);
+  }
   if (to_time(cycle) <= sc_core::sc_time_stamp()) {
     apply(w);
     return;
@@ -237,8 +244,16 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
   const auto at = std::upper_bound(pending_.begin(), pending_.end(), cycle,
                                    [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
   const bool first = at == pending_.begin();
+  count_pending(w, 1);
   pending_.insert(at, std::move(w));
   if (first) schedule_landing();
+}
+
+void register_file::count_pending(const pending_write& w, int delta) {
+  for (unsigned r : w.registers) {
+    if (r >= pending_by_register_.size()) pending_by_register_.resize(std::size_t(r) + 1, 0);
+    pending_by_register_[r] += delta;
+  }
 }
 
 void register_file::apply(const pending_write& w) {
@@ -263,6 +278,7 @@ void register_file::land() {
   const sc_core::sc_time horizon = sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution();
   while (!pending_.empty() && to_time(pending_.front().cycle) <= horizon) {
     apply(pending_.front());
+    count_pending(pending_.front(), -1);
     pending_.pop_front();
   }
   schedule_landing();
@@ -271,6 +287,7 @@ void register_file::land() {
 void register_file::finish_writes() {
   for (const pending_write& w : pending_) apply(w);
   pending_.clear();
+  pending_by_register_.assign(pending_by_register_.size(), 0);
 }
 
 // Register k of the request into its row of `data`, as its bank reads it at `slot`.
@@ -281,7 +298,8 @@ void register_file::read_register(const register_access_extension& x, std::size_
     if (x.lanes[l])
       std::memcpy(row + lane_register_bytes * l, &x.lanes[l][std::size_t(x.registers[k]) * x.register_stride],
                   lane_register_bytes);
-  if (!pending_.empty()) overlay(x, k, slot, row);
+  const unsigned reg = x.registers[k];
+  if (reg < pending_by_register_.size() && pending_by_register_[reg]) overlay(x, k, slot, row);
 }
 
 void register_file::overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot,
@@ -290,13 +308,12 @@ void register_file::overlay(const register_access_extension& x, std::size_t k, s
   for (const pending_write& w : pending_) {
     if (w.cycle > slot) break;
     if (w.stride != x.register_stride) continue;
-    for (std::size_t j = 0; j < w.registers.size(); ++j) {
-      if (w.registers[j] != reg) continue;
-      for (unsigned l = 0; l < warp_lanes; ++l)
-        if (x.lanes[l] && w.lanes[l] == x.lanes[l])
-          std::memcpy(row + lane_register_bytes * l, &w.data[warp_register_bytes * j + lane_register_bytes * l],
-                      lane_register_bytes);
-    }
+    const int j = w.find(reg);
+    if (j < 0) continue;
+    for (unsigned l = 0; l < warp_lanes; ++l)
+      if (x.lanes[l] && w.lanes[l] == x.lanes[l])
+        std::memcpy(row + lane_register_bytes * l, &w.data[warp_register_bytes * std::size_t(j) + lane_register_bytes * l],
+                    lane_register_bytes);
   }
 }
 

@@ -128,8 +128,17 @@ class register_file : public module, public register_file_if {
     unsigned stride = 1;
     std::vector<unsigned> registers;
     std::vector<unsigned char> data;  // register-major, as the payload's
+    // Where register r is among `registers`: position[r - lowest], -1 if not there (a read
+    // laid over many pending writes finds its register in each at once).
+    unsigned lowest = 0;
+    std::vector<std::int32_t> position;
+    int find(unsigned r) const { return r >= lowest && r - lowest < position.size() ? position[r - lowest] : -1; }
   };
   std::deque<pending_write> pending_;  // sorted by (cycle, seq)
+  // How many pending writes name each register number (of any warp): a read of a register
+  // no pending write names skips the overlay.
+  std::vector<std::uint32_t> pending_by_register_;
+  void count_pending(const pending_write& w, int delta);
   std::uint64_t write_seq_ = 0;
   sc_core::sc_event land_ev_;
   void land();                          // the writes whose cycle has come (a method)
