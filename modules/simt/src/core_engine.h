@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "async_ops.h"
 #include "core_state.h"
+#include "flynn/common/stats.h"
 #include "flynn/simt/simt_core.h"
+#include "load_store_unit.h"
 
 namespace flynn {
 
@@ -173,20 +176,97 @@ class simt_core::engine {
   std::uint64_t executing_at_ = 0;
 
   std::uint64_t thread_digest_ = 0;
-  stat_counter warp_instr_, thread_instr_, idle_memory_, idle_scoreboard_, idle_barrier_, idle_async_, idle_wgmma_,
-      idle_structural_, divergent_branches_, blocks_launched_,
-      dwf_merged_, dwf_collisions_, resident_peak_, registers_per_thread_, operand_conflict_cycles_;
   std::uint64_t collect_operands(const warp& w, std::uint64_t t);
   // The sub-partition's bound register file (nullptr: none).
   register_file_if* rf_of(unsigned sub) { return sub < rf.size() && rf[sub]->size() ? rf[sub]->operator->() : nullptr; }
   std::unique_ptr<simt::async_counters> async_n_;  // mbarrier, TMA and wgmma operations
-  std::vector<stat_counter> per_warp_, active_hist_;
   std::vector<trace_signal> warp_state_;
   std::unique_ptr<simt::mbarrier_tracer> mbar_tracer_;
   bool hazard_check_ = true;
   std::unique_ptr<simt::hazard_checker> hazards_;  // while checking, from the start of the run
-  stat_counter hazard_accesses_, hazard_pairs_;
   trace_sink* timeline_ = nullptr;             // warp instructions as slices
+
+  // Statistics, in the order they are written; the load/store unit and the asynchronous
+  // units' bookkeeping own their counters, entered here where they belong in the listing.
+  const simt::load_store_unit::counters& lsu_n_;
+  statistic warp_instr_{stats_, "warp_instructions", "instructions", "warp instructions issued"};
+  statistic thread_instr_{stats_, "thread_instructions", "instructions",
+                          "thread instructions (active lanes of issued warp instructions)"};
+  statistic_vector active_hist_{stats_, "active_lanes_per_issue", "issues",
+                                "histogram: issued warp instructions with k active threads, k = index"};
+  statistic_vector per_warp_{stats_, "warp_instructions_per_slot", "instructions",
+                             "warp instructions issued per warp slot"};
+  statistic idle_memory_{stats_, "idle_cycles_memory", "cycles",
+                         "cycles without a ready warp, the next ready one waiting on memory (summed over "
+                         "sub-partitions, as are the other idle cycles)"};
+  statistic idle_scoreboard_{stats_, "idle_cycles_scoreboard", "cycles",
+                             "cycles without a ready warp, the next ready one waiting on a pipeline result"};
+  statistic idle_barrier_{stats_, "idle_cycles_barrier", "cycles",
+                          "cycles without a ready warp, the next ready one released from a barrier"};
+  statistic idle_async_{stats_, "idle_cycles_async", "cycles",
+                        "cycles without a ready warp, the next ready one waiting on an asynchronous unit (an mbarrier "
+                        "phase, a TMA store)"};
+  statistic idle_wgmma_{stats_, "idle_cycles_wgmma", "cycles",
+                        "cycles without a ready warp, the next ready one waiting for its wgmma groups "
+                        "(wgmma.wait_group)"};
+  stat_ratio shared_load_latency_{stats_, "shared_load_latency", lsu_n_.shared_load_latency.second,
+                                  lsu_n_.shared_load_latency.first, "cycles",
+                                  "mean cycles from issuing a shared load to its data in the registers"};
+  stat_ratio global_load_latency_{stats_, "global_load_latency", lsu_n_.global_load_latency.second,
+                                  lsu_n_.global_load_latency.first, "cycles",
+                                  "mean cycles from issuing a global load to its data in the registers"};
+  stat_ratio tma_round_trip_{stats_, "tma_round_trip", async_n_->tma_trip_cycles, async_n_->tma_trips, "cycles",
+                             "mean cycles from a tma.load's issue to the completion of the mbarrier phase it signals "
+                             "(copies whose phase never completed are not counted)"};
+  stat_alias mbarrier_ops_{stats_, "mbarrier_ops", async_n_->mbarrier_ops, "operations",
+                           "mbarrier init, arrive and wait operations (per thread)"};
+  stat_alias tma_loads_{stats_, "tma_loads", async_n_->tma_loads, "copies", "tma.load copies started"};
+  stat_alias tma_stores_{stats_, "tma_stores", async_n_->tma_stores, "copies", "tma.store copies started"};
+  stat_alias wgmma_issued_{stats_, "wgmma_issued", async_n_->wgmma_issued, "instructions",
+                           "wgmma instructions issued (one per warp)"};
+  statistic hazard_accesses_{stats_, "hazards", "accesses",
+                             "accesses to shared memory or registers that conflict with an earlier access by another "
+                             "agent (warp, TMA copy, TMA store, wgmma) not ordered before them by the kernel's "
+                             "synchronisation (0 with the checking off)"};
+  statistic hazard_pairs_{stats_, "hazard_pairs", "pairs",
+                          "distinct pairs of instructions among the hazards (by kind of hazard and of place)"};
+  statistic operand_conflict_cycles_{
+      stats_, "operand_conflict_cycles", "cycles",
+      "cycles instructions waited past their issue for their source registers, and results for their write-back, in "
+      "busy register-file banks or crossbar (the sub-partition's bound register file, else operand_banks), summed"};
+  statistic idle_structural_{stats_, "idle_cycles_structural", "cycles",
+                             "cycles with a ready warp the scheduler could not pick (outside the two-level active "
+                             "set, or its unit's lanes busy), summed over sub-partitions"};
+  stat_alias global_requests_{stats_, "global_requests", lsu_n_.global_requests, "instructions",
+                              "warp loads and stores to global memory"};
+  stat_alias global_transactions_{stats_, "global_transactions", lsu_n_.global_transactions, "transactions",
+                                  "coalesced global-memory transactions (one per segment touched)"};
+  stat_alias shared_requests_{stats_, "shared_requests", lsu_n_.shared_requests, "instructions",
+                              "warp loads and stores to shared memory (one multi-lane request each)"};
+  statistic divergent_branches_{stats_, "divergent_branches", "branches",
+                                "branches whose active threads went both ways"};
+  statistic blocks_launched_{stats_, "blocks_launched", "blocks", "thread blocks launched on the core"};
+  statistic resident_peak_{stats_, "resident_blocks_peak", "blocks",
+                           "the most blocks resident at once (limited by warp slots, thread contexts, registers and "
+                           "shared memory)"};
+  statistic registers_per_thread_{stats_, "registers_per_thread", "registers",
+                                  "32-bit registers each thread of the loaded kernel holds (r0 .. the highest it "
+                                  "names)"};
+  statistic dwf_merged_{stats_, "dwf_merged_warps", "warps",
+                        "dwf: warps whose threads joined another warp's issue (same PC, free lanes)"};
+  statistic dwf_collisions_{stats_, "dwf_lane_collisions", "warps",
+                            "dwf: warps at the same PC left out because a thread's home lane was taken"};
+  stat_formula ipc_{stats_, "ipc", [this] { return end_ ? double(warp_instr_.value()) / double(end_) : 0.0; },
+                    "instructions/cycle", "warp instructions per cycle"};
+  stat_formula simd_utilisation_{
+      stats_, "simd_utilisation",
+      [this] {
+        return warp_instr_.value() ? double(thread_instr_.value()) / double(warp_instr_.value() * p_.warp_size) : 0.0;
+      },
+      "", "active lanes / lanes over all issued warp instructions"};
+  stat_ratio transactions_per_request_{stats_, "transactions_per_request", lsu_n_.global_transactions,
+                                       lsu_n_.global_requests, "transactions",
+                                       "global transactions per warp memory instruction"};
 };
 
 }  // namespace flynn

@@ -56,7 +56,13 @@ void simt_core::finish() { e_->finish(); }
 
 simt_core::engine::engine(simt_core& core)
     : core_(core), p_(core.p_), global(core.global), shared(core.shared), gmma(core.gmma), tma(core.tma), rf(core.rf),
-      stats_(core.stats_) {
+      stats_(core.stats_),
+      lsu_link_(std::make_unique<lsu_link>(*this)),
+      lsu_(std::make_unique<simt::load_store_unit>(
+          core_, *lsu_link_,
+          simt::load_store_unit::config{p_.warp_size, p_.lat_alu, p_.lat_lsu, p_.segment_bytes}, global, shared)),
+      async_n_(std::make_unique<simt::async_counters>()),
+      lsu_n_(lsu_->counts()) {
   for (unsigned k = 0; k < p_.sub_partitions; ++k)
     sp_.push_back(std::make_unique<simt::sub_partition>(k, p_.sub_partitions, make_scheduler(p_.scheduler, p_.active_warps),
                                                         operand_conflict_cycles_));
@@ -71,74 +77,7 @@ simt_core::engine::engine(simt_core& core)
   group_.resize(1);
   active_hist_.resize(p_.warp_size + 1);
   launcher_ = std::make_unique<simt::block_launcher>(blocks_);
-  lsu_link_ = std::make_unique<lsu_link>(*this);
-  lsu_ = std::make_unique<simt::load_store_unit>(
-      core_, *lsu_link_, simt::load_store_unit::config{p_.warp_size, p_.lat_alu, p_.lat_lsu, p_.segment_bytes}, global,
-      shared);
-  simt::load_store_unit::counters& lsu_n = lsu_->counts();
-  async_n_ = std::make_unique<simt::async_counters>();
   mbar_tracer_ = std::make_unique<simt::mbarrier_tracer>();
-  stats_.add("warp_instructions", warp_instr_, "instructions", "warp instructions issued");
-  stats_.add("thread_instructions", thread_instr_, "instructions", "thread instructions (active lanes of issued warp instructions)");
-  stats_.add("active_lanes_per_issue", active_hist_, "issues", "histogram: issued warp instructions with k active threads, k = index");
-  stats_.add("warp_instructions_per_slot", per_warp_, "instructions", "warp instructions issued per warp slot");
-  stats_.add("idle_cycles_memory", idle_memory_, "cycles", "cycles without a ready warp, the next ready one waiting on memory (summed over sub-partitions, as are the other idle cycles)");
-  stats_.add("idle_cycles_scoreboard", idle_scoreboard_, "cycles", "cycles without a ready warp, the next ready one waiting on a pipeline result");
-  stats_.add("idle_cycles_barrier", idle_barrier_, "cycles", "cycles without a ready warp, the next ready one released from a barrier");
-  stats_.add("idle_cycles_async", idle_async_, "cycles",
-             "cycles without a ready warp, the next ready one waiting on an asynchronous unit (an mbarrier phase, a "
-             "TMA store)");
-  stats_.add("idle_cycles_wgmma", idle_wgmma_, "cycles",
-             "cycles without a ready warp, the next ready one waiting for its wgmma groups (wgmma.wait_group)");
-  stats_.add_ratio("shared_load_latency", lsu_n.shared_load_latency.second, lsu_n.shared_load_latency.first, "cycles",
-                   "mean cycles from issuing a shared load to its data in the registers");
-  stats_.add_ratio("global_load_latency", lsu_n.global_load_latency.second, lsu_n.global_load_latency.first, "cycles",
-                   "mean cycles from issuing a global load to its data in the registers");
-  stats_.add_ratio(
-      "tma_round_trip", async_n_->tma_trip_cycles, async_n_->tma_trips, "cycles",
-      "mean cycles from a tma.load's issue to the completion of the mbarrier phase it signals (copies whose phase "
-      "never completed are not counted)");
-  stats_.add("mbarrier_ops", async_n_->mbarrier_ops, "operations", "mbarrier init, arrive and wait operations (per thread)");
-  stats_.add("tma_loads", async_n_->tma_loads, "copies", "tma.load copies started");
-  stats_.add("tma_stores", async_n_->tma_stores, "copies", "tma.store copies started");
-  stats_.add("wgmma_issued", async_n_->wgmma_issued, "instructions", "wgmma instructions issued (one per warp)");
-  stats_.add("hazards", hazard_accesses_, "accesses",
-             "accesses to shared memory or registers that conflict with an earlier access by another agent (warp, TMA "
-             "copy, TMA store, wgmma) not ordered before them by the kernel's synchronisation (0 with the checking "
-             "off)");
-  stats_.add("hazard_pairs", hazard_pairs_, "pairs",
-             "distinct pairs of instructions among the hazards (by kind of hazard and of place)");
-  stats_.add("operand_conflict_cycles", operand_conflict_cycles_, "cycles",
-             "cycles instructions waited past their issue for their source registers, and results for their write-back, "
-             "in busy register-file banks or crossbar (the sub-partition's bound register file, else operand_banks), "
-             "summed");
-  stats_.add("idle_cycles_structural", idle_structural_, "cycles",
-             "cycles with a ready warp the scheduler could not pick (outside the two-level active set, or its unit's "
-             "lanes busy), summed over sub-partitions");
-  stats_.add("global_requests", lsu_n.global_requests, "instructions", "warp loads and stores to global memory");
-  stats_.add("global_transactions", lsu_n.global_transactions, "transactions", "coalesced global-memory transactions (one per segment touched)");
-  stats_.add("shared_requests", lsu_n.shared_requests, "instructions", "warp loads and stores to shared memory (one multi-lane request each)");
-  stats_.add("divergent_branches", divergent_branches_, "branches", "branches whose active threads went both ways");
-  stats_.add("blocks_launched", blocks_launched_, "blocks", "thread blocks launched on the core");
-  stats_.add("resident_blocks_peak", resident_peak_, "blocks",
-             "the most blocks resident at once (limited by warp slots, thread contexts, registers and shared memory)");
-  stats_.add("registers_per_thread", registers_per_thread_, "registers",
-             "32-bit registers each thread of the loaded kernel holds (r0 .. the highest it names)");
-  stats_.add("dwf_merged_warps", dwf_merged_, "warps",
-             "dwf: warps whose threads joined another warp's issue (same PC, free lanes)");
-  stats_.add("dwf_lane_collisions", dwf_collisions_, "warps",
-             "dwf: warps at the same PC left out because a thread's home lane was taken");
-  stats_.add_real(
-      "ipc", [this] { return end_ ? double(warp_instr_.value()) / double(end_) : 0.0; }, "instructions/cycle",
-      "warp instructions per cycle");
-  stats_.add_real(
-      "simd_utilisation",
-      [this] {
-        return warp_instr_.value() ? double(thread_instr_.value()) / double(warp_instr_.value() * p_.warp_size) : 0.0;
-      },
-      "", "active lanes / lanes over all issued warp instructions");
-  stats_.add_ratio("transactions_per_request", lsu_n.global_transactions, lsu_n.global_requests, "transactions",
-                   "global transactions per warp memory instruction");
 }
 
 simt_core::engine::~engine() = default;
