@@ -6,7 +6,9 @@
 // its name, unit and description (statistic, statistic_vector, statistic_histogram,
 // stat_ratio, stat_formula, stat_alias below). The group lists entries in the order they
 // were added, which is the order of the members' declarations; the group keeps their
-// addresses, so these members can be neither copied nor moved.
+// addresses, so these members can be neither copied nor moved. A part of a module with
+// statistics of its own (a function unit, a port) holds a nested group, listed in the
+// module's where it is declared, its entries' names prefixed with the part's.
 #pragma once
 
 #include <cstdint>
@@ -74,18 +76,30 @@ struct stat_entry {
 class stats_group {
  public:
   explicit stats_group(std::string owner = {}) : owner_(std::move(owner)) {}
+  // A group nested in `parent` (a part of a module: a function unit, a port): its entries
+  // are listed in the parent at the place the nested group was made (for a member, where it
+  // is declared), each named name_prefix + its name and described description_prefix + its
+  // description. Groups nest to any depth; the parent must outlive the nested group.
+  stats_group(stats_group& parent, std::string name_prefix, std::string description_prefix = {})
+      : owner_(parent.owner_), parent_(&parent), prefix_(std::move(name_prefix)),
+        description_prefix_(std::move(description_prefix)) {
+    parent.children_.push_back({parent.entries_.size(), this});
+    parent.changed();
+  }
+  // The group's address is in its entries' and its nested groups' hands.
+  stats_group(const stats_group&) = delete;
+  stats_group& operator=(const stats_group&) = delete;
+
   void set_owner(std::string owner) { owner_ = std::move(owner); }
   const std::string& owner() const { return owner_; }
 
   void add(const std::string& name, const stat_counter& c, const std::string& unit,
            const std::string& desc) {
-    entries_.push_back({stat_entry::kind::counter, name, unit, desc, &c, {}, nullptr,
-                        nullptr});
+    push({stat_entry::kind::counter, name, unit, desc, &c, {}, nullptr, nullptr});
   }
   void add_real(const std::string& name, std::function<double()> f, const std::string& unit,
                 const std::string& desc) {
-    entries_.push_back(
-        {stat_entry::kind::real, name, unit, desc, nullptr, std::move(f), nullptr, nullptr});
+    push({stat_entry::kind::real, name, unit, desc, nullptr, std::move(f), nullptr, nullptr});
   }
   // A formula: num / den (0 while den is 0), e.g. a mean (sum / count) or a rate (hits /
   // lookups); read when the statistics are written.
@@ -95,18 +109,57 @@ class stats_group {
   }
   void add(const std::string& name, const std::vector<stat_counter>& v, const std::string& unit,
            const std::string& desc) {
-    entries_.push_back({stat_entry::kind::vector, name, unit, desc, nullptr, {}, &v, nullptr});
+    push({stat_entry::kind::vector, name, unit, desc, nullptr, {}, &v, nullptr});
   }
   void add(const std::string& name, const stat_histogram& h, const std::string& unit,
            const std::string& desc) {
-    entries_.push_back(
-        {stat_entry::kind::histogram, name, unit, desc, nullptr, {}, nullptr, &h});
+    push({stat_entry::kind::histogram, name, unit, desc, nullptr, {}, nullptr, &h});
   }
-  const std::vector<stat_entry>& entries() const { return entries_; }
+  // Every entry, the nested groups' in their places with their names and descriptions
+  // prefixed, in the order they were made. (Worked out again after a change; a reference
+  // stays good until the next change to the group or one nested in it.)
+  const std::vector<stat_entry>& entries() const {
+    if (stale_) {
+      listed_.clear();
+      list_into(listed_, {}, {});
+      stale_ = false;
+    }
+    return listed_;
+  }
 
  private:
   std::string owner_;
-  std::vector<stat_entry> entries_;
+  stats_group* parent_ = nullptr;
+  std::string prefix_, description_prefix_;
+  std::vector<stat_entry> entries_;  // its own, in order
+  struct nested {
+    std::size_t before;  // the own entry it is listed before (entries_.size(): after all)
+    const stats_group* group;
+  };
+  std::vector<nested> children_;
+  mutable std::vector<stat_entry> listed_;
+  mutable bool stale_ = true;
+
+  void push(stat_entry e) {
+    entries_.push_back(std::move(e));
+    changed();
+  }
+  void changed() {
+    for (stats_group* g = this; g; g = g->parent_) g->stale_ = true;
+  }
+  void list_into(std::vector<stat_entry>& out, const std::string& prefix, const std::string& description_prefix) const {
+    std::size_t c = 0;
+    for (std::size_t i = 0; i <= entries_.size(); ++i) {
+      for (; c < children_.size() && children_[c].before == i; ++c) {
+        const stats_group& g = *children_[c].group;
+        g.list_into(out, prefix + g.prefix_, description_prefix + g.description_prefix_);
+      }
+      if (i == entries_.size()) break;
+      out.push_back(entries_[i]);
+      out.back().name = prefix + out.back().name;
+      out.back().description = description_prefix + out.back().description;
+    }
+  }
 };
 
 // A counter that enters itself in a group where it is declared:
