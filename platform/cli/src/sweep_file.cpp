@@ -86,13 +86,7 @@ std::vector<std::string> string_list(const std::string& file, const json& d, con
 // Every key of the sweep file is one a sweep has.
 void check_keys(const std::string& file, const json& d) {
   static const std::vector<std::string> keys = {"name", "description", "base", "sets", "mode", "axes", "metrics"};
-  for (auto it = d.begin(); it != d.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      throw input_error(file, it.key(), "a sweep key (name, description, base, sets, mode, axes, metrics)" +
-                                            (hint.empty() ? "" : "; " + hint),
-                        "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(d, keys, "", "a sweep key (name, description, base, sets, mode, axes, metrics)", file);
 }
 
 // The axes, each a dotted scenario path and its values; in "zip" mode all as long as the first.

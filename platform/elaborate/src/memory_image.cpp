@@ -50,13 +50,7 @@ std::uint64_t image_address(const json& e, const std::string& path, const scenar
                                                 "step", "fill", "value", "random", "random_floats", "random_doubles", "random_bf16", "random_f16", "random_e4m3", "random_e5m2",
                                                 "seed", "min", "max"};
   if (!e.is_object()) fail(path, "an object with \"symbol\" or \"address\"", json_kind(e));
-  for (auto it = e.begin(); it != e.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      fail(path + "." + it.key(), "an image key (values, floats, iota, fill, random, random_floats, ...)" +
-                                      (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(e, keys, path + ".", "an image key (values, floats, iota, fill, random, random_floats, ...)", sd);
   std::uint64_t address = 0;
   if (e.contains("symbol")) {
     if (!e["symbol"].is_string() || !resolve(e["symbol"].get<std::string>(), address)) {
@@ -202,6 +196,39 @@ void check_image_fits(const backdoor_memory& mem, const memory_image& img, unsig
                       "an image inside the memory (" + std::to_string(size) + " bytes)",
                       std::to_string(img.elements.size()) + " elements of " + std::to_string(elem_bytes) +
                           " B at byte address " + std::to_string(img.address));
+}
+
+workload_images load_workload_images(const json& workload, backdoor_memory& mem, unsigned elem_bytes,
+                                     const scenario_doc& sd,
+                                     const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                                     const std::vector<std::string>& symbols) {
+  workload_images r;
+  const auto fail = [&](const std::string& p, const std::string& expected, const std::string& found) {
+    throw input_error(sd.origin_of(p), p, expected, found);
+  };
+  const auto image = [&](const json& e, const std::string& path, bool init) {
+    return parse_image(e, path, sd, elem_bytes, mem.backdoor_bytes(), init, resolve, symbols);
+  };
+  if (workload.contains("init")) {
+    const json& init = workload["init"];
+    if (!init.is_array()) fail("workload.init", "an array of memory images", json_kind(init));
+    for (std::size_t i = 0; i < init.size(); ++i) {
+      const std::string path = index_path("workload.init", i);
+      write_image(mem, image(init[i], path, true), elem_bytes, path, sd);
+    }
+  }
+  if (workload.contains("expect")) {
+    const json& expect = workload["expect"];
+    if (!expect.is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(expect));
+    for (std::size_t i = 0; i < expect.size(); ++i) {
+      const std::string path = index_path("workload.expect", i);
+      r.expect.emplace_back(path, image(expect[i], path, false));
+      check_image_fits(mem, r.expect.back().second, elem_bytes, path, sd);
+    }
+  }
+  r.start.resize(mem.backdoor_bytes());
+  mem.peek(0, r.start.data(), r.start.size());
+  return r;
 }
 
 void write_image(backdoor_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,

@@ -80,14 +80,10 @@ ptx_workload::ptx_workload(module& core, const instance_lookup& modules, const s
     : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"ptx",     "kernel", "core", "memory", "grid",  "block",
                                                 "dynamic_shared_bytes", "buffers", "params", "init", "expect", "reference"};
-  for (auto it = spec.begin(); it != spec.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      fail("workload." + it.key(),
-           "a PTX workload key (ptx, kernel, core, memory, grid, block, dynamic_shared_bytes, buffers, params, init, "
-           "expect, reference)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(spec, keys, "workload.",
+                      "a PTX workload key (ptx, kernel, core, memory, grid, block, dynamic_shared_bytes, buffers, "
+                      "params, init, expect, reference)",
+                      sd_);
   for (const char* k : {"ptx", "kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
@@ -140,23 +136,9 @@ ptx_workload::ptx_workload(module& core, const instance_lookup& modules, const s
     if (b) a = b->address;
     return b != nullptr;
   };
-  if (spec.contains("init")) {
-    if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
-    for (std::size_t i = 0; i < spec["init"].size(); ++i) {
-      const std::string path = index_path("workload.init", i);
-      write_image(*mem_, parse_image(spec["init"][i], path, sd_, 4, mem_->backdoor_bytes(), true, resolve, buffer_names()), 4, path, sd_);
-    }
-  }
-  if (spec.contains("expect")) {
-    if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
-    for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
-      const std::string path = index_path("workload.expect", i);
-      expect_.emplace_back(path, parse_image(spec["expect"][i], path, sd_, 4, mem_->backdoor_bytes(), false, resolve, buffer_names()));
-      check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
-    }
-  }
-  image_.resize(mem_->backdoor_bytes());
-  mem_->peek(0, image_.data(), image_.size());
+  workload_images images = load_workload_images(spec, *mem_, 4, sd_, resolve, buffer_names());
+  image_ = std::move(images.start);
+  expect_ = std::move(images.expect);
 }
 
 void ptx_workload::check(run_result& r) const {

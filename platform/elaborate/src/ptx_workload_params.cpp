@@ -132,14 +132,10 @@ tensor_descriptor ptx_workload::tensor_map(const json& e, const std::string& pat
                                                 "box_dim", "element_strides", "interleave", "swizzle", "l2_promotion",
                                                 "oob_fill"};
   if (!e.is_object()) fail(path, "an object of cuTensorMapEncodeTiled fields", json_kind(e));
-  for (auto it = e.begin(); it != e.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      fail(path + "." + it.key(),
-           "a cuTensorMapEncodeTiled field (data_type, rank, global_address, global_dim, global_strides, box_dim, "
-           "element_strides, interleave, swizzle, l2_promotion, oob_fill)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(e, keys, path + ".",
+                      "a cuTensorMapEncodeTiled field (data_type, rank, global_address, global_dim, global_strides, "
+                      "box_dim, element_strides, interleave, swizzle, l2_promotion, oob_fill)",
+                      sd_);
   for (const char* key : {"data_type", "rank", "global_address", "global_dim", "global_strides", "box_dim"})
     if (!e.contains(key)) fail(path + "." + key, "the tensor map's " + std::string(key), "nothing (missing)");
   static const std::vector<std::pair<std::string, unsigned>> types = {

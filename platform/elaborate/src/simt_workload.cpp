@@ -28,21 +28,13 @@ class simt_workload final : public workload {
   [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found) const {
     throw input_error(sd_.origin_of(path), path, expected, found);
   }
-  memory_image image(const json& e, const std::string& path, bool init) const {
-    return parse_image(e, path, sd_, 4, mem_->backdoor_bytes(), init, [](const std::string&, std::uint64_t&) { return false; }, {});
-  }
   // {"global": ADDR, "element_bytes": 2, "dims": [d0, ..], "strides": [s1, ..] (bytes, one per
   //  dimension after the first), "box": [b0, ..], "swizzle": a name in swizzle_modes}
   tensor_descriptor tensor_map(const json& e, const std::string& path) const {
     static const std::vector<std::string> keys = {"global", "element_bytes", "dims", "strides", "box", "swizzle"};
     if (!e.is_object()) fail(path, "a tensor descriptor object", json_kind(e));
-    for (auto it = e.begin(); it != e.end(); ++it)
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-        const std::string hint = did_you_mean(it.key(), keys);
-        fail(path + "." + it.key(), "a tensor descriptor key (global, element_bytes, dims, strides, box, swizzle)" +
-                                        (hint.empty() ? "" : "; " + hint),
-             "unknown key " + excerpt(it.key()));
-      }
+    reject_unknown_keys(e, keys, path + ".", "a tensor descriptor key (global, element_bytes, dims, strides, box, swizzle)",
+                        sd_);
     tensor_descriptor d;
     auto number = [&](const json& v, const std::string& at) {
       if (!v.is_number_unsigned()) fail(at, "a non-negative integer", json_kind(v));
@@ -100,13 +92,10 @@ simt_workload::simt_workload(module& core, const instance_lookup& modules, const
     : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
                                                 "shared_bytes", "params", "init", "expect", "tensor_maps"};
-  for (auto it = spec.begin(); it != spec.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      fail("workload." + it.key(), "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect, tensor_maps)" +
-                                       (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(spec, keys, "workload.",
+                      "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect, "
+                      "tensor_maps)",
+                      sd_);
   for (const char* k : {"kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
@@ -156,23 +145,10 @@ simt_workload::simt_workload(module& core, const instance_lookup& modules, const
   } catch (const std::invalid_argument& e) {
     fail("workload.block", "a launch that fits the core", e.what());
   }
-  if (spec.contains("init")) {
-    if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
-    for (std::size_t i = 0; i < spec["init"].size(); ++i) {
-      const std::string path = index_path("workload.init", i);
-      write_image(*mem_, image(spec["init"][i], path, true), 4, path, sd_);
-    }
-  }
-  if (spec.contains("expect")) {
-    if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
-    for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
-      const std::string path = index_path("workload.expect", i);
-      expect_.emplace_back(path, image(spec["expect"][i], path, false));
-      check_image_fits(*mem_, expect_.back().second, 4, path, sd_);
-    }
-  }
-  image_.resize(mem_->backdoor_bytes());
-  mem_->peek(0, image_.data(), image_.size());
+  workload_images images = load_workload_images(
+      spec, *mem_, 4, sd_, [](const std::string&, std::uint64_t&) { return false; }, {});
+  image_ = std::move(images.start);
+  expect_ = std::move(images.expect);
 }
 
 void simt_workload::check(run_result& r) const {

@@ -27,7 +27,6 @@ class vector_workload final : public workload {
   [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& found) const {
     throw input_error(sd_.origin_of(path), path, expected, found);
   }
-  memory_image image(const json& entry, const std::string& path, bool init) const;
 
   const scenario_doc& sd_;
   vector_program program_;
@@ -43,12 +42,7 @@ std::string str(const json& j, const char* key) { return j.contains(key) && j[ke
 vector_workload::vector_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec)
     : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"program", "core", "memory", "init", "expect"};
-  for (auto it = spec.begin(); it != spec.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      const std::string hint = did_you_mean(it.key(), keys);
-      fail("workload." + it.key(), "a workload key (program, core, memory, init, expect)" + (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(spec, keys, "workload.", "a workload key (program, core, memory, init, expect)", sd_);
   for (const char* k : {"program", "core", "memory"})
     if (str(spec, k).empty())
       fail(std::string("workload.") + k, "a string", spec.contains(k) ? json_kind(spec[k]) : "nothing (missing)");
@@ -61,31 +55,13 @@ vector_workload::vector_workload(module& core, const instance_lookup& modules, c
   program_.prog = vec::assemble_file(prog.string());
 
   for (const auto& b : prog_.data) write_image(*mem_, {b.address, b.words}, 8, "workload.program", sd_);
-  if (spec.contains("init")) {
-    if (!spec["init"].is_array()) fail("workload.init", "an array of memory images", json_kind(spec["init"]));
-    for (std::size_t i = 0; i < spec["init"].size(); ++i) {
-      const std::string path = index_path("workload.init", i);
-      write_image(*mem_, image(spec["init"][i], path, true), 8, path, sd_);
-    }
-  }
-  if (spec.contains("expect")) {
-    if (!spec["expect"].is_array()) fail("workload.expect", "an array of expected memory contents", json_kind(spec["expect"]));
-    for (std::size_t i = 0; i < spec["expect"].size(); ++i) {
-      const std::string path = index_path("workload.expect", i);
-      expect_.emplace_back(path, image(spec["expect"][i], path, false));
-      check_image_fits(*mem_, expect_.back().second, 8, path, sd_);
-    }
-  }
-  image_.resize(mem_->backdoor_bytes());
-  mem_->peek(0, image_.data(), image_.size());
-  core_.as_core()->load_program(program_);
-}
-
-memory_image vector_workload::image(const json& entry, const std::string& path, bool init) const {
   std::vector<std::string> names;
   for (const auto& [n, v] : prog_.symbols) names.push_back(n);
-  return parse_image(entry, path, sd_, 8, mem_->backdoor_bytes(), init,
-                     [this](const std::string& n, std::uint64_t& a) { return prog_.find_symbol(n, a); }, names);
+  workload_images images = load_workload_images(
+      spec, *mem_, 8, sd_, [this](const std::string& n, std::uint64_t& a) { return prog_.find_symbol(n, a); }, names);
+  image_ = std::move(images.start);
+  expect_ = std::move(images.expect);
+  core_.as_core()->load_program(program_);
 }
 
 void vector_workload::check(run_result& r) const {

@@ -1,5 +1,7 @@
 #include "flynn/platform/scenario.h"
 
+#include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -34,6 +36,29 @@ std::string json_kind(const json& j) {
     case json::value_t::object: return "an object";
     default: return s;
   }
+}
+
+namespace {
+
+void reject_unknown(const json& object, const std::vector<std::string>& keys, const std::string& prefix,
+                    const std::string& what, const std::function<std::string(const std::string&)>& file_of) {
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+      const std::string hint = did_you_mean(it.key(), keys), path = prefix + it.key();
+      throw input_error(file_of(path), path, what + (hint.empty() ? "" : "; " + hint), "unknown key " + excerpt(it.key()));
+    }
+}
+
+}  // namespace
+
+void reject_unknown_keys(const json& object, const std::vector<std::string>& keys, const std::string& prefix,
+                         const std::string& what, const scenario_doc& sd) {
+  reject_unknown(object, keys, prefix, what, [&sd](const std::string& path) { return sd.origin_of(path); });
+}
+
+void reject_unknown_keys(const json& object, const std::vector<std::string>& keys, const std::string& prefix,
+                         const std::string& what, const std::string& file) {
+  reject_unknown(object, keys, prefix, what, [&file](const std::string&) { return file; });
 }
 
 namespace {
@@ -336,14 +361,10 @@ scenario parse_scenario(const scenario_doc& sd) {
   auto fail = [&](const std::string& path, const std::string& expected, const std::string& found) {
     throw input_error(sd.origin_of(path), path, expected, found);
   };
-  for (auto it = d.begin(); it != d.end(); ++it)
-    if (std::find(top_keys.begin(), top_keys.end(), it.key()) == top_keys.end()) {
-      const std::string hint = did_you_mean(it.key(), top_keys);
-      fail(it.key(), "one of the scenario keys (name, description, abstract, clock_ns, max_cycles, modules, bindings, workload, "
-                         "calibration)" +
-                         (hint.empty() ? "" : "; " + hint),
-           "unknown key " + excerpt(it.key()));
-    }
+  reject_unknown_keys(d, top_keys, "",
+                      "one of the scenario keys (name, description, abstract, clock_ns, max_cycles, modules, bindings, "
+                      "workload, calibration)",
+                      sd);
   scenario s;
   if (!d["name"].is_string() || d["name"].get<std::string>().empty())
     fail("name", "a non-empty string", json_kind(d["name"]));

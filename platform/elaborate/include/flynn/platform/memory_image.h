@@ -46,6 +46,19 @@ memory_image parse_image(const nlohmann::json& entry, const std::string& path, c
                          const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
                          const std::vector<std::string>& symbols);
 
+// A workload's memory images: its "init" entries (an array at workload.init) written into
+// the memory, its "expect" entries (workload.expect) parsed and checked to fit, and the
+// memory's whole contents after the init, the golden interpreter's input. `resolve` and
+// `symbols` as for parse_image.
+struct workload_images {
+  std::vector<unsigned char> start;
+  std::vector<std::pair<std::string, memory_image>> expect;
+};
+workload_images load_workload_images(const nlohmann::json& workload, backdoor_memory& mem, unsigned elem_bytes,
+                                     const scenario_doc& sd,
+                                     const std::function<bool(const std::string&, std::uint64_t&)>& resolve,
+                                     const std::vector<std::string>& symbols);
+
 // Writes an image into a memory (through its functional view). Throws input_error if it
 // does not fit.
 void write_image(backdoor_memory& mem, const memory_image& img, unsigned elem_bytes, const std::string& path,

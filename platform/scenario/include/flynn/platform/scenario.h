@@ -104,4 +104,12 @@ std::string join_path(const std::string& a, const std::string& b);
 std::string index_path(const std::string& a, std::size_t i);
 std::string json_kind(const nlohmann::json& j);  // "a string", "the number 3", ...
 
+// Throws input_error for the first key of `object` that is not one of `keys`, at path
+// prefix + key, expecting `what` (with "; did you mean 'k'?" where a key is close), found
+// "unknown key 'x'"; the message names the file `sd` says the key came from, or `file`.
+void reject_unknown_keys(const nlohmann::json& object, const std::vector<std::string>& keys,
+                         const std::string& prefix, const std::string& what, const scenario_doc& sd);
+void reject_unknown_keys(const nlohmann::json& object, const std::vector<std::string>& keys,
+                         const std::string& prefix, const std::string& what, const std::string& file);
+
 }  // namespace flynn
