@@ -24,14 +24,26 @@ void vector_unit::advance() {
   advancing_ = true;
   do {
     advance_again_ = false;
+    hazard_fronts h;
+    h.write.fill(unknown);
+    h.read.fill(unknown);
+    bool any_finished = false;
     for (std::size_t i = 0; i < flights_.size(); ++i) {
       flight& f = *flights_[i];
-      while (!f.groups_done && fault_.empty() && !blocked(i) && start_group(f)) {
+      // A flight whose next group waits for a time still unknown cannot start it (nor is
+      // anything else checked for it): skipped until that time is known.
+      if (!f.waits_on || *f.waits_on != unknown) {
+        f.waits_on = nullptr;
+        while (!f.groups_done && fault_.empty() && !blocked(f, h) && start_group(f)) {
+        }
       }
       if (f.groups_done && f.responses_due == 0 && !f.finished) finish_flight(f);
+      any_finished |= f.finished;
+      add_front(f, h);
     }
-    flights_.erase(std::remove_if(flights_.begin(), flights_.end(), [](const auto& f) { return f->finished; }),
-                   flights_.end());
+    if (any_finished)
+      flights_.erase(std::remove_if(flights_.begin(), flights_.end(), [](const auto& f) { return f->finished; }),
+                     flights_.end());
     for (auto& q : ports_) send_requests(*q);
   } while (advance_again_);
   advancing_ = false;
@@ -40,15 +52,42 @@ void vector_unit::advance() {
 
 // Whether an earlier instruction that writes a register this one's next group reads or
 // writes, or reads one it writes, has not yet started the group holding one of its elements
-// (the group waits for it: that instruction's element comes first in program order).
-bool vector_unit::blocked(std::size_t i) const {
-  const flight& f = *flights_[i];
+// (the group waits for it: that instruction's element comes first in program order). `h`
+// holds the earlier instructions' first elements still to start, per register.
+bool vector_unit::blocked(const flight& f, const hazard_fronts& h) const {
   const unsigned last = f.elems[std::min(f.elems.size(), f.next + p_.lanes) - 1];
-  for (std::size_t j = 0; j < i; ++j) {
-    const flight& o = *flights_[j];
-    const bool hazard = (o.writes & (f.reads | f.writes)) || (o.reads & f.writes);
-    if (hazard && !o.groups_done && o.elems[o.next] <= last) return true;
+  for (unsigned m = f.reads | f.writes; m; m &= m - 1)
+    if (h.write[static_cast<unsigned>(__builtin_ctz(m))] <= last) return true;
+  for (unsigned m = f.writes; m; m &= m - 1)
+    if (h.read[static_cast<unsigned>(__builtin_ctz(m))] <= last) return true;
+  return false;
+}
+
+// Enters f's first element still to start (none when all its groups have started) in `h`.
+void vector_unit::add_front(const flight& f, hazard_fronts& h) const {
+  if (f.groups_done) return;
+  const std::uint64_t e = f.elems[f.next];
+  for (unsigned m = f.writes; m; m &= m - 1) {
+    std::uint64_t& x = h.write[static_cast<unsigned>(__builtin_ctz(m))];
+    x = std::min(x, e);
   }
+  for (unsigned m = f.reads; m; m &= m - 1) {
+    std::uint64_t& x = h.read[static_cast<unsigned>(__builtin_ctz(m))];
+    x = std::min(x, e);
+  }
+}
+
+// The time that keeps an operand unknown (its element's write, or the whole write it waits
+// for), or nullptr when the operand is known.
+const std::uint64_t* vector_unit::unknown_of(unsigned v, unsigned e, bool chained, const write_times& w) const {
+  const std::uint64_t& r = rt_[v].ready[e];
+  if (r == unknown) return &r;
+  return !chained && w.full == unknown ? &w.full : nullptr;
+}
+
+// Notes that f's next group cannot start before the time at `*t`, unknown now, is known.
+bool vector_unit::waits(flight& f, const std::uint64_t* t) {
+  f.waits_on = t;
   return false;
 }
 
@@ -67,20 +106,20 @@ bool vector_unit::start_arith_group(flight& f) {
   const unsigned lat = f.lat;
   // The group's cycle, from what it waits for: the unit, its operands, the destination's
   // earlier readers and writes. All must be known.
-  if (f.first_group && *f.prev_free == unknown) return false;
+  if (f.first_group && *f.prev_free == unknown) return waits(f, f.prev_free.get());
   std::uint64_t s = f.first_group ? std::max(f.t, *f.prev_free) : f.prev + 1;
   for (std::size_t k = g; k < end; ++k) {
     const unsigned e = f.elems[k];
     const std::uint64_t a = operand_ready(in.ra, e, f.chain_a, *f.wa);
-    if (a == unknown) return false;
+    if (a == unknown) return waits(f, unknown_of(in.ra, e, f.chain_a, *f.wa));
     s = std::max(s, a);
     if (f.vb) {
       const std::uint64_t b = operand_ready(in.rb, e, f.chain_b, *f.wb);
-      if (b == unknown) return false;
+      if (b == unknown) return waits(f, unknown_of(in.rb, e, f.chain_b, *f.wb));
       s = std::max(s, b);
     }
     if (dst) {
-      if (dst->ready[e] == unknown) return false;
+      if (dst->ready[e] == unknown) return waits(f, &dst->ready[e]);
       s = std::max(s, dst->read_until[e]);
       if (dst->ready[e] + 1 > s + lat) s = dst->ready[e] + 1 - lat;  // write after write
     }
@@ -111,14 +150,14 @@ bool vector_unit::start_arith_group(flight& f) {
     f.first_done = d;
     if (f.dst) f.dst->first = d;
     if (f.first_start_cell) *f.first_start_cell = s;
-    us.busy.set(to_time(s), 1);
+    trace(us.busy, s, 1);
   }
-  if (!f.cmp) reg_progress_[in.rd].set(to_time(d), end);
+  if (!f.cmp) trace(reg_progress_[in.rd], d, end);
   count_ops(s, useful);
   element_ops_ += useful;
   us.element_ops += useful;
   ++us.busy_cycles;
-  us.element.set(to_time(s), f.elems[g]);
+  trace(us.element, s, f.elems[g]);
   f.prev = s;
   f.last_done = d;
   f.vm_done = d;
@@ -139,12 +178,14 @@ bool vector_unit::start_memory_group(flight& f) {
   const unsigned data_reg = f.store ? in.rb : in.rd;
   const unsigned index_reg = in.code == op::vldx ? in.rb : in.rd;
   reg_timing& dr = rt_[data_reg];
-  if (f.first_group && *f.prev_free == unknown) return false;
+  if (f.first_group && *f.prev_free == unknown) return waits(f, f.prev_free.get());
   for (std::size_t k = g; k < end; ++k) {  // everything the cycle depends on must be known
     const unsigned e = f.elems[k];
-    if (f.indexed && operand_ready(index_reg, e, f.chain_b, *f.wb) == unknown) return false;
-    if (f.store && operand_ready(data_reg, e, f.chain_a, *f.wa) == unknown) return false;
-    if (!f.store && dr.ready[e] == unknown) return false;  // the element's earlier write lands first
+    if (f.indexed && operand_ready(index_reg, e, f.chain_b, *f.wb) == unknown)
+      return waits(f, unknown_of(index_reg, e, f.chain_b, *f.wb));
+    if (f.store && operand_ready(data_reg, e, f.chain_a, *f.wa) == unknown)
+      return waits(f, unknown_of(data_reg, e, f.chain_a, *f.wa));
+    if (!f.store && dr.ready[e] == unknown) return waits(f, &dr.ready[e]);  // the element's earlier write lands first
   }
   std::uint64_t s = f.first_group ? std::max(f.t, *f.prev_free) : f.prev + 1;
   for (std::size_t k = g; k < end; ++k) {
@@ -197,7 +238,7 @@ bool vector_unit::start_memory_group(flight& f) {
   }
   mem_port& port = *f.port;
   count_ops(s, n);
-  port.element.set(to_time(s), f.elems[g]);
+  trace(port.element, s, f.elems[g]);
   element_ops_ += n;
   mem_elements_ += n;
   port.elements += n;
@@ -253,7 +294,7 @@ bool vector_unit::start_memory_group(flight& f) {
 // A group's data are in (loads: in the register) at cycle `done`.
 void vector_unit::group_done(const request& rq, std::uint64_t done) {
   flight& f = *rq.f;
-  if (!f.store) reg_progress_[f.in.rd].set(to_time(done), rq.end);
+  if (!f.store) trace(reg_progress_[f.in.rd], done, rq.end);
   if (rq.first) {
     f.first_done = done;
     if (f.dst) f.dst->first = done;
@@ -301,20 +342,20 @@ void vector_unit::finish_flight(flight& f) {
     mem_port& port = *f.port;
     const std::uint64_t release = p_.port_held_until_done ? std::max(f.last_done, f.first_start)
                                                           : (any ? f.prev + 1 : f.first_start);
-    port.busy.set(to_time(f.first_start), 1);
-    port.busy.set(to_time(release), 0);
+    trace(port.busy, f.first_start, 1);
+    trace(port.busy, release, 0);
     port.busy_cycles += release - f.first_start;
     ++port.instructions;
     *f.own_free = release;
   } else {
     unit_state& us = *f.us;
-    if (any) us.busy.set(to_time(f.prev + 1), 0);
+    if (any) trace(us.busy, f.prev + 1, 0);
     *f.own_free = any ? f.prev + 1 : f.t;
     ++us.instructions;
     if (f.cmp) {
       --compares_in_flight_;
       vm_ready_ = std::max(vm_ready_, f.vm_done);
-      vm_pop_sig_.set(to_time(vm_ready_), static_cast<std::uint64_t>(
+      trace(vm_pop_sig_, vm_ready_, static_cast<std::uint64_t>(
                                              std::count(vm_.begin(), vm_.begin() + static_cast<std::ptrdiff_t>(f.vl), true)));
     } else {
       if (!any) f.dst->first = f.t;
@@ -362,7 +403,7 @@ void vector_unit::free_request(request& rq) {
   rq.first = false;
   rq.prev_ready.clear();
   rq.gp = nullptr;
-  rq.ext = lanes_extension{};
+  if (p_.lanes > 1) rq.ext = lanes_extension{};  // (one lane: the extension is never sent)
   free_requests_.push_back(&rq);
 }
 

@@ -58,6 +58,7 @@ struct vector_unit::flight {
   bool first_group = true, groups_done = false, finished = false;
   std::uint64_t prev = 0, first_done = 0, last_done = 0, first_start = 0, vm_done = 0;
   unsigned responses_due = 0;
+  const std::uint64_t* waits_on = nullptr;  // a time the next group waits for, unknown when noted
   std::uint64_t next_element() const { return groups_done ? unknown : elems[next]; }
 };
 

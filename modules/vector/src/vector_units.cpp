@@ -82,34 +82,30 @@ std::vector<unsigned> vector_unit::active_elements(bool masked) const {
 void vector_unit::count_ops(std::uint64_t cycle, unsigned n) {
   if (!ops_started_) {
     ops_started_ = true;
-    ops_base_ = cycle;
+    ops_base_ = ops_window_base_ = cycle;
   }
   const std::uint64_t c = std::max(cycle, ops_base_);  // elements start at or after their issue
-  if (ops_head_ < ops_window_.size() && ops_window_.back().first < c) {  // the usual case: a later cycle
-    ops_window_.emplace_back(c, n);
-    return;
-  }
-  const auto it = std::lower_bound(ops_window_.begin() + static_cast<std::ptrdiff_t>(ops_head_), ops_window_.end(), c,
-                                   [](const std::pair<std::uint64_t, std::uint32_t>& e, std::uint64_t x) { return e.first < x; });
-  if (it != ops_window_.end() && it->first == c) it->second += n;
-  else ops_window_.insert(it, {c, n});
+  const std::size_t i = static_cast<std::size_t>(c - ops_window_base_);
+  if (i >= ops_window_.size()) ops_window_.resize(i + 1, 0);
+  ops_window_[i] = (ops_window_[i] ? ops_window_[i] : 1) + n;
 }
 
-// Folds the cycles before `before` into the histogram; cycles without an entry had none.
+// Folds the cycles before `before` into the histogram, up to the last one with element
+// groups; cycles without any had none.
 void vector_unit::flush_ops(std::uint64_t before) {
-  while (ops_head_ < ops_window_.size() && ops_window_[ops_head_].first < before) {
-    const auto [cycle, n] = ops_window_[ops_head_];
+  const std::uint64_t end = before - std::min(before, ops_window_base_);  // (cycles before the window: none)
+  const std::size_t stop = static_cast<std::size_t>(std::min<std::uint64_t>(end, ops_window_.size()));
+  for (std::size_t i = static_cast<std::size_t>(ops_base_ - ops_window_base_); i < stop; ++i) {
+    if (!ops_window_[i]) continue;
+    const std::uint64_t cycle = ops_window_base_ + i;
     ops_hist_[0] += cycle - ops_base_;
-    ++ops_hist_[std::min<std::size_t>(n, ops_hist_.size() - 1)];
+    ++ops_hist_[std::min<std::size_t>(ops_window_[i] - 1, ops_hist_.size() - 1)];
     ops_base_ = cycle + 1;
-    ++ops_head_;
   }
-  if (ops_head_ == ops_window_.size()) {
-    ops_window_.clear();
-    ops_head_ = 0;
-  } else if (ops_head_ > 256 && ops_head_ * 2 > ops_window_.size()) {
-    ops_window_.erase(ops_window_.begin(), ops_window_.begin() + static_cast<std::ptrdiff_t>(ops_head_));
-    ops_head_ = 0;
+  const std::size_t folded = static_cast<std::size_t>(ops_base_ - ops_window_base_);
+  if (folded > 256 && folded * 2 > ops_window_.size()) {
+    ops_window_.erase(ops_window_.begin(), ops_window_.begin() + static_cast<std::ptrdiff_t>(folded));
+    ops_window_base_ = ops_base_;
   }
 }
 

@@ -125,11 +125,19 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   void settle();
   // Element groups, in simulated time.
   void advance();
-  bool blocked(std::size_t i) const;
+  // Per register (bit v of a flight's reads and writes; 8: VM), the first element still to
+  // start among the earlier instructions in flight that write it and that read it.
+  struct hazard_fronts {
+    std::array<std::uint64_t, 9> write, read;
+  };
+  bool blocked(const flight& f, const hazard_fronts& h) const;
+  void add_front(const flight& f, hazard_fronts& h) const;
   bool start_group(flight& f);
   bool start_arith_group(flight& f);
   bool start_memory_group(flight& f);
   void finish_flight(flight& f);
+  const std::uint64_t* unknown_of(unsigned v, unsigned e, bool chained, const write_times& w) const;
+  bool waits(flight& f, const std::uint64_t* t);
   std::uint64_t operand_ready(unsigned v, unsigned e, bool chained, const write_times& w) const;
   void send_requests(mem_port& port);
   void complete(request& rq, std::uint64_t done);
@@ -141,6 +149,10 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   fu unit_of(vec::op o) const;
   unsigned latency_of(fu u) const;
   void count_ops(std::uint64_t cycle, unsigned n);
+  // A trace signal's change at `cycle` (the time is computed only when the signal is traced).
+  void trace(trace_signal& sig, std::uint64_t cycle, std::uint64_t value) const {
+    if (sig.enabled()) sig.set(to_time(cycle), value);
+  }
   void flush_ops(std::uint64_t before);
   std::vector<unsigned> active_elements(bool masked) const;
 
@@ -158,7 +170,7 @@ class vector_unit : public module, public vec::vector_dispatch_if {
 
   // Instructions whose element groups are still to start or whose memory responses are still
   // to come, in program order.
-  std::deque<std::unique_ptr<flight>> flights_;
+  std::vector<std::unique_ptr<flight>> flights_;  // (a few: a vector, scanned often)
   // Request records (in flight while their gp is set; kept and reused) and the free ones.
   std::vector<std::unique_ptr<request>> requests_;
   std::vector<request*> free_requests_;
@@ -176,10 +188,11 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::int64_t fault_pc_ = -1;
 
   // Element operations per cycle: a window of recent cycles, folded into a histogram.
-  // (cycle, element ops starting then), sorted by cycle, from ops_head_ on (a few cycles
-  // ahead of the flushed ones: a sorted vector, no node per cycle).
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> ops_window_;
-  std::size_t ops_head_ = 0;
+  // ops_window_[i] is cycle ops_window_base_ + i: 0 when no group started then, else 1 + the
+  // element ops starting then (a few cycles ahead of the flushed ones: indexed by cycle, as
+  // groups of different instructions start out of cycle order).
+  std::vector<std::uint32_t> ops_window_;
+  std::uint64_t ops_window_base_ = 0;
   std::uint64_t ops_base_ = 0;                          // first cycle not yet folded
   bool ops_started_ = false;
   std::vector<stat_counter> ops_hist_;  // cycles with k element operations, k = index
