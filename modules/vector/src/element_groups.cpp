@@ -44,10 +44,11 @@ void vector_unit::advance() {
     if (any_finished)
       flights_.erase(std::remove_if(flights_.begin(), flights_.end(), [](const auto& f) { return f->finished; }),
                      flights_.end());
-    for (auto& q : ports_) send_requests(*q);
+    for (auto& q : ports_)
+      if (q->requests_out.ready()) send_requests(*q);
   } while (advance_again_);
   advancing_ = false;
-  progress_ev_.notify(sc_core::SC_ZERO_TIME);
+  progress();
 }
 
 // Whether an earlier instruction that writes a register this one's next group reads or
@@ -146,6 +147,7 @@ bool vector_unit::start_arith_group(flight& f) {
     }
   }
   unit_state& us = *f.us;
+  if (f.first_group || end == f.elems.size()) issue_news_ = true;  // first start, first result, unit release
   if (f.first_group) {
     f.first_done = d;
     if (f.dst) f.dst->first = d;
@@ -232,6 +234,7 @@ bool vector_unit::start_memory_group(flight& f) {
     }
     ++n;
   }
+  if (f.first_group || end == f.elems.size()) issue_news_ = true;  // first start, port release
   if (f.first_group) {
     f.first_start = s;
     if (f.first_start_cell) *f.first_start_cell = s;
@@ -296,6 +299,7 @@ void vector_unit::group_done(const request& rq, std::uint64_t done) {
   flight& f = *rq.f;
   if (!f.store) trace(reg_progress_[f.in.rd], done, rq.end);
   if (rq.first) {
+    issue_news_ = true;
     f.first_done = done;
     if (f.dst) f.dst->first = done;
   }
@@ -333,6 +337,7 @@ void vector_unit::complete(request& rq, std::uint64_t done) {
 }
 
 void vector_unit::finish_flight(flight& f) {
+  issue_news_ = true;
   const bool any = f.next > 0;
   if (f.memory) {
     if (!f.store) {
@@ -371,16 +376,8 @@ void vector_unit::set_fault(const flight& f, const std::string& what) {
   if (!fault_.empty()) return;
   fault_ = what;
   fault_pc_ = f.ops.pc;
-  progress_ev_.notify(sc_core::SC_ZERO_TIME);
-}
-
-vec::dispatch_result vector_unit::drain() {
-  while (!flights_.empty() && fault_.empty()) wait(progress_ev_);
-  vec::dispatch_result r;
-  r.issued = drain_;
-  r.fault = fault_;
-  r.fault_pc = fault_pc_;
-  return r;
+  issue_news_ = true;
+  progress();
 }
 
 // ---------------------------------------------------------------------------- memory ports
@@ -436,7 +433,7 @@ tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic
   }
   if (ph == tlm::BEGIN_RESP) {
     if (port.requests_out.end_req(&gp, at)) send_requests(port);  // BEGIN_RESP is an implicit END_REQ
-    complete(*rq, to_cycles_ceil(sc_core::sc_time_stamp() + delay));
+    complete(*rq, to_cycles_ceil(at));
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
   fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());

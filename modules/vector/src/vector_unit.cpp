@@ -240,6 +240,42 @@ void vector_unit::settle() {
   settled_at_ = sc_core::sc_time_stamp();
 }
 
+// Groups advanced (or a fault was met) in this evaluation phase. Had the issue stage waited
+// for every advance, it would run in the next phase, or in this one when the previous phase
+// advanced too and it has not run in this one yet: it is woken there when what it reads
+// changed since it last looked.
+void vector_unit::progress() {
+  const std::uint64_t phase = sc_core::sc_delta_count();
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  if (phase != advanced_phase_ || now != advanced_at_) {
+    advanced_before_ = phase == advanced_phase_ + 1 && now == advanced_at_;
+    advanced_phase_ = phase;
+    advanced_at_ = now;
+  }
+  if (!issue_waiting_ || !issue_news_) return;
+  if (advanced_before_ && !(issue_phase_ == phase && issue_at_ == now)) progress_ev_.notify();
+  else progress_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The issue stage looks at the state it waits on (news so far are seen).
+void vector_unit::issue_looks() {
+  issue_news_ = false;
+  issue_phase_ = sc_core::sc_delta_count();
+  issue_at_ = sc_core::sc_time_stamp();
+}
+
+void vector_unit::wait_progress() {
+  issue_waiting_ = true;
+  wait(progress_ev_);
+  issue_waiting_ = false;
+}
+
+void vector_unit::wait_progress(const sc_core::sc_time& timeout) {
+  issue_waiting_ = true;
+  wait(timeout, progress_ev_);
+  issue_waiting_ = false;
+}
+
 vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scalar_operands& ops,
                                            std::uint64_t earliest) {
   vec::dispatch_result r;
@@ -257,6 +293,7 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
   issue_plan plan;
   for (;;) {
     std::uint64_t until = unknown;
+    issue_looks();
     if (mask_op ? compares_in_flight_ == 0 : !elementwise || plan_issue(in, std::max(t, vl_ready_), plan, until))
       break;
     if (!fault_.empty()) return fault_in_flight();
@@ -264,9 +301,9 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
     if (until != unknown && to_time(until) <= now)
       settle();
     else if (until != unknown)
-      wait(to_time(until) - now, progress_ev_);
+      wait_progress(to_time(until) - now);
     else
-      wait(progress_ev_);
+      wait_progress();
   }
   std::uint64_t done = t + p_.lat_control;
   switch (in.code) {
@@ -324,6 +361,15 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
   for (const auto& f : flights_)
     if (!f->groups_done) horizon = std::min(horizon, f->first_group ? f->t : f->prev + 1);
   flush_ops(horizon);
+  return r;
+}
+
+vec::dispatch_result vector_unit::drain() {
+  for (issue_looks(); !flights_.empty() && fault_.empty(); issue_looks()) wait_progress();
+  vec::dispatch_result r;
+  r.issued = drain_;
+  r.fault = fault_;
+  r.fault_pc = fault_pc_;
   return r;
 }
 

@@ -52,6 +52,9 @@ class at_request_queue {
     return true;
   }
 
+  // Whether send() has anything to send now (no request phase open, a request queued).
+  bool ready() const { return !open_ && !queue_.empty(); }
+
   // The request whose END_REQ is awaited (nullptr: none), and whether gp still waits its turn.
   const tlm::tlm_generic_payload* open() const { return open_; }
   bool queued(const tlm::tlm_generic_payload* gp) const {

@@ -181,7 +181,22 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   end_resp_sender end_resp_owed_;
   std::uint64_t next_seq_ = 0;
   bool advancing_ = false, advance_again_ = false;
-  sc_core::sc_event progress_ev_;          // something became known
+  // The issue stage (dispatch, drain: the core's thread) waits for something to become known.
+  // It is woken in the evaluation phase after each one in which groups advanced, as a wait for
+  // every advance would be, but only when what it reads changed since it last looked (a wake
+  // that would find nothing new is left out: it would change nothing).
+  sc_core::sc_event progress_ev_;
+  bool issue_waiting_ = false;  // the issue stage waits on progress_ev_
+  bool issue_news_ = false;     // what it reads changed since it last looked
+  std::uint64_t advanced_phase_ = ~std::uint64_t(0);  // the latest evaluation phase (delta count) with an advance
+  sc_core::sc_time advanced_at_;                      // and its time
+  bool advanced_before_ = false;  // that phase follows one with an advance, at the same time
+  std::uint64_t issue_phase_ = ~std::uint64_t(0);     // the latest phase the issue stage looked in
+  sc_core::sc_time issue_at_;
+  void progress();
+  void issue_looks();
+  void wait_progress();
+  void wait_progress(const sc_core::sc_time& timeout);
   sc_core::sc_time settled_at_ = sc_core::SC_ZERO_TIME;
   bool settled_ = false;                   // every response of settled_at_ has arrived
   std::string fault_;                      // a fault met by an instruction in flight
