@@ -333,7 +333,10 @@ void vector_unit::complete(request& rq, std::uint64_t done) {
   gp.clear_extension(&rq.owner);
   gp.release();
   free_request(rq);
-  advance();
+  // Every advance ends where no group can start; a store's response other than its
+  // instruction's last changes nothing a group or an instruction's end waits for.
+  if (f.store && !(f.groups_done && f.responses_due == 0) && !advancing_) progress();
+  else advance();
 }
 
 void vector_unit::finish_flight(flight& f) {
