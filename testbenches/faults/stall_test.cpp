@@ -33,7 +33,7 @@ struct stall_params : flynn::clocked_params {
   void visit(flynn::param_visitor& v) {
     flynn::param(v, {"pass", "", "transactions forwarded before the stall"}, pass);
     v.choice({"mode", "", "how the bridge stalls"}, mode, {"hold", "no_end_resp"});
-    visit_clock(v);
+    clocked_params::visit(v);  // the properties: the clock
   }
   std::vector<flynn::param_issue> check() const { return {}; }
 };

@@ -10,18 +10,6 @@
 
 namespace flynn {
 
-void gmma_unit_params::visit(param_visitor& v) {
-  param(v, {"warps", "warps", "warps per warpgroup: sub-partitions, one tensor core each (sockets tc0, tc1, ...)"}, warps, 1,
-        8);
-  param(v, {"column_group", "columns", "B columns read and delivered together, pipelined with the math"}, column_group, 8,
-        256);
-  param(v, {"start_latency", "cycles", "from the start barrier (last warp arrived) to the first operand request"},
-        start_latency, 0, 1000);
-  param(v, {"operand_buffers", "MMAs", "operand buffers: the MMA computing and up to operand_buffers - 1 fetched ahead"},
-        operand_buffers, 1, 16);
-  visit_clock(v);
-}
-
 std::vector<param_issue> gmma_unit_params::check() const {
   std::vector<param_issue> r;
   if (column_group % 8) r.push_back({"column_group", "a multiple of 8 columns", std::to_string(column_group)});

@@ -9,32 +9,6 @@
 
 namespace flynn {
 
-void mma_engine_params::visit(param_visitor& v) {
-  param(v, {"scope_threads", "threads", "operand sharing scope: 8 (8-thread groups), 32 (warp) or 128 (warpgroup)"},
-        scope_threads, 8, 128);
-  param_enum(v, {"operands", "", "A and B through the register file (registers) or straight from shared memory (shared)"},
-             operands, {{operand_path::registers, "registers"}, {operand_path::shared, "shared"}});
-  param(v, {"m", "", "rows of D and A"}, m, 8, 256);
-  param(v, {"n", "", "columns of D and B"}, n, 8, 256);
-  param(v, {"k", "", "columns of A, rows of B"}, k, 4, 4096);
-  param(v, {"k_block", "", "K of one MMA; operands are read from shared memory per block"}, k_block, 4, 256);
-  param(v, {"instr_m", "", "MMA instruction shape: rows"}, instr_m, 1, 256);
-  param(v, {"instr_n", "", "MMA instruction shape: columns"}, instr_n, 1, 256);
-  param(v, {"instr_k", "", "MMA instruction shape: depth"}, instr_k, 1, 256);
-  param(v, {"sub_partitions", "", "sub-partitions, one warp and one tensor core each"}, sub_partitions, 1, 8);
-  param(v, {"fma_per_cycle", "FMA/cycle", "tensor-core throughput per sub-partition"}, fma_per_cycle, 1, 1 << 16);
-  param(v, {"tc_latency", "cycles", "tensor-core pipeline latency (write-back of D)"}, tc_latency, 0, 1000);
-  param(v, {"rf_read_bytes_per_cycle", "B/cycle", "register-file operand bandwidth per sub-partition"},
-        rf_read_bytes_per_cycle, 1, 1 << 16);
-  param(v, {"column_group", "columns", "B columns delivered together, pipelined with the math"}, column_group, 1, 256);
-  param(v, {"a_base", "B", "shared-memory address of A (per K block: M rows of k_block elements)"}, a_base);
-  param(v, {"b_base", "B", "shared-memory address of B (per K block: N columns of k_block elements)"}, b_base);
-  param_enum(v, {"element", "", "input element type: f16 or bf16 (fp32 accumulation)"}, type,
-             {{element_type::f16, "f16"}, {element_type::bf16, "bf16"}});
-  param(v, {"seed", "", "seed of the operand values"}, seed);
-  visit_clock(v);
-}
-
 param_footprint mma_engine_params::footprint() const {
   // A and B (2-byte elements), C and D (4-byte), and the units' operand slices.
   const std::uint64_t mk = std::uint64_t(m) * k, kn = std::uint64_t(k) * n, mn = std::uint64_t(m) * n;

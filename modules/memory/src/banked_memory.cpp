@@ -17,45 +17,6 @@ namespace flynn {
 
 // ---------------------------------------------------------------------------- parameters
 
-void banked_memory_params::visit(param_visitor& v) {
-  param(v, {"size_bytes", "B", "capacity in bytes (a multiple of word_bytes)"}, size_bytes, 1,
-        std::uint64_t(1) << 30);
-  param(v, {"word_bytes", "B", "bytes per bank word (power of two)"}, word_bytes, 1, 4096);
-  param(v, {"banks", "", "number of independently accessible banks"}, banks, 1, 4096);
-  param_enum(v, {"mapping", "", "address to bank mapping"}, mapping, bank_mappings);
-  param(v, {"block_words", "words", "words per block for the block mapping"}, block_words, 1,
-        1 << 20);
-  param(v, {"latency", "cycles", "bank access latency: request issue to data delivered"},
-        latency, 1, 1 << 20);
-  param(v, {"bank_busy", "cycles", "cycles a bank stays busy per access (0: = latency)"},
-        bank_busy, 0, 1 << 20);
-  param(v, {"shared_ports", "", "ports that serve loads and stores"}, shared_ports, 0, 64);
-  param(v, {"load_ports", "", "load-only ports"}, load_ports, 0, 64);
-  param(v, {"store_ports", "", "store-only ports"}, store_ports, 0, 64);
-  param(v,
-        {"multiported_banks", "",
-         "each port has its own access path into every bank (false: ports share the banks)"},
-        multiported_banks);
-  param(v, {"lt_race_fault", "",
-            "a write landing in a word before an LT read that was answered earlier reads it is a fault (false: the "
-            "read keeps the value it was answered with)"},
-        lt_race_fault);
-  param(v, {"lt_time_order", "",
-            "an LT call for a later cycle (made from a thread) waits in the memory until that cycle and is granted "
-            "in time order with the others (false: booked at once, in call order, and the run's summary says so)"},
-        lt_time_order);
-  param(v, {"dmi", "", "grant direct memory interface pointers"}, dmi);
-  param(v, {"ideal", "",
-            "an ideal memory for attribution (flynn attribute): every request is served at its arrival cycle in "
-            "one pass, whatever its banks and port, with no latency; the data and statistics of requests as before"},
-        ideal);
-  param_enum(v, {"init", "", "initial contents: zero, iota (word index) or random"}, init,
-             {{memory_init::zero, "zero"}, {memory_init::iota, "iota"},
-              {memory_init::random, "random"}});
-  param(v, {"seed", "", "seed of the random initial contents"}, seed);
-  visit_clock(v);
-}
-
 param_footprint banked_memory_params::footprint() const {
   // The data, the first level of the three per-word record tables (their pages are made as
   // words get records, while it runs) and the bank calendars.

@@ -18,34 +18,6 @@ bool names_line(const std::vector<std::pair<std::uint64_t, unsigned>>& wanted, s
 
 // ---------------------------------------------------------------------------- parameters
 
-void cache_params::visit(param_visitor& v) {
-  param(v, {"ports", "", "target sockets port0, port1, ... (one initiator each), served in arrival order"}, ports, 1,
-        64);
-  param(v, {"size_bytes", "B", "capacity (with shared_carveout_bytes: the unified L1/shared-memory array)"},
-        size_bytes, 1, std::uint64_t(1) << 32);
-  param(v, {"shared_carveout_bytes", "B", "of size_bytes, the part given to shared memory (the cache holds the rest)"},
-        shared_carveout_bytes, 0, std::uint64_t(1) << 32);
-  param(v, {"line_bytes", "B", "line (tag) size, a power of two"}, line_bytes, 4, 4096);
-  param(v, {"sector_bytes", "B", "sector (valid, dirty and fill unit) size, a power of two dividing line_bytes"},
-        sector_bytes, 4, 4096);
-  param(v, {"ways", "", "associativity (LRU replacement)"}, ways, 1, 64);
-  param(v, {"hit_latency", "cycles", "tag lookup to the data of a hit"}, hit_latency, 0, 100000);
-  param(v, {"miss_latency", "cycles", "tag lookup to the fill request leaving for the next level"}, miss_latency, 0,
-        100000);
-  param(v, {"bytes_per_cycle", "B", "data path: each request's bytes pass it at this rate"}, bytes_per_cycle, 1, 4096);
-  param(v, {"mshrs", "", "misses to distinct lines in flight at once"}, mshrs, 1, 4096);
-  param(v, {"mshr_targets", "requests", "requests waiting on one MSHR at most"}, mshr_targets, 1, 4096);
-  param(v, {"queue_depth", "requests", "requests the cache serves, between acceptance (END_REQ) and response (one it passes on, a write through or a bypassed or uncached request, leaves when sent on); more wait upstream"},
-        queue_depth, 1, 65536);
-  param_enum(v, {"writes", "", "write policy"}, writes, write_policies);
-  param(v, {"bypass_cache_global", "",
-            "loads cached at the global level only (ld.global.cg) pass on without a lookup or an allocation, as "
-            "through an L1"},
-        bypass_cache_global);
-  visit_clock(v);
-  param(v, {"ideal", "", "a perfect cache for attribution (flynn attribute): every request is served at its arrival cycle with no latency, bandwidth or MSHR limit, and the levels below do not time it (the data array below still moves its data)"}, ideal);
-}
-
 param_footprint cache_params::footprint() const {
   // The tag array (32 B a line) and the MSHRs.
   return {32 * (capacity() / line_bytes) + 64 * std::uint64_t(mshrs) * mshr_targets, 0};

@@ -6,28 +6,6 @@
 
 namespace flynn {
 
-void crossbar_params::visit(param_visitor& v) {
-  param(v, {"ports", "", "inputs: target sockets port0, port1, ... (one initiator each)"}, ports, 1, 256);
-  param(v, {"outputs", "", "outputs: initiator sockets down0, down1, ... (\"down\" when 1), e.g. one per L2 slice"},
-        outputs, 1, 256);
-  param(v, {"interleave_bytes", "B", "consecutive bytes that go to one output, a power of two"}, interleave_bytes, 1,
-        1u << 20);
-  param_enum(v, {"hash", "", "how an address's unit number (address / interleave_bytes) picks the output"}, hash,
-             slice_hashes);
-  param(v, {"latency", "cycles", "through the crossbar, each way"}, latency, 0, 100000);
-  param(v, {"bytes_per_cycle", "B",
-            "each link, each way: a request's bytes (a write's data, else a header cycle) on its input and output "
-            "links, a response's on the way back"},
-        bytes_per_cycle, 1, 4096);
-  param(v, {"partitions", "", "groups of inputs and outputs (input i in partition i x partitions / ports, output o in "
-                              "o x partitions / outputs); 1: all near"},
-        partitions, 1, 16);
-  param(v, {"far_latency", "cycles", "extra latency each way between an input and an output of different partitions"},
-        far_latency, 0, 100000);
-  visit_clock(v);
-  param(v, {"ideal", "", "an ideal crossbar for attribution (flynn attribute): every request goes on to its output at its arrival cycle and its response comes back when the level below answers, with no latency or link limit"}, ideal);
-}
-
 param_footprint crossbar_params::footprint() const {
   return {2048 * (std::uint64_t(ports) + outputs), 0};  // calendars and sockets per link
 }

@@ -13,49 +13,6 @@ namespace flynn {
 
 // ---------------------------------------------------------------------------- parameters
 
-void dram_params::visit(param_visitor& v) {
-  param(v, {"ports", "", "target sockets port0, port1, ... (one initiator each), granted in arrival order"}, ports, 1,
-        16);
-  param(v, {"channels", "", "channels"}, channels, 1, 64);
-  param(v, {"pseudo_channels", "", "pseudo-channels per channel, each with its own banks, queue and data bus"},
-        pseudo_channels, 1, 4);
-  param(v, {"bank_groups", "", "bank groups per pseudo-channel"}, bank_groups, 1, 16);
-  param(v, {"banks", "", "banks per bank group"}, banks, 1, 16);
-  param(v, {"row_bytes", "B", "row (page) size of a bank, a power of two"}, row_bytes, 32, 1u << 16);
-  param(v, {"burst_bytes", "B", "bytes one column access (one burst on the data bus) moves, a power of two"},
-        burst_bytes, 4, 1024);
-  param(v, {"interleave_bytes", "B",
-            "consecutive bytes mapped to one pseudo-channel and bank before the next (a power of two, a multiple of "
-            "burst_bytes, at most row_bytes): pseudo-channels, then bank groups, then banks, then the columns of a row"},
-        interleave_bytes, 4, 1u << 16);
-  param(v, {"tRCD", "cycles", "ACT to column command"}, tRCD, 1, 1000);
-  param(v, {"tRP", "cycles", "PRE to ACT of the same bank"}, tRP, 1, 1000);
-  param(v, {"tRAS", "cycles", "ACT to PRE of the same bank"}, tRAS, 1, 1000);
-  param(v, {"tCL", "cycles", "read command to its first data"}, tCL, 1, 1000);
-  param(v, {"tCWL", "cycles", "write command to its first data"}, tCWL, 0, 1000);
-  param(v, {"tBL", "cycles", "a burst on the pseudo-channel's data bus"}, tBL, 1, 1000);
-  param(v, {"tCCD_S", "cycles", "column command to column command, other bank group"}, tCCD_S, 1, 1000);
-  param(v, {"tCCD_L", "cycles", "column command to column command, same bank group"}, tCCD_L, 1, 1000);
-  param(v, {"tRRD_S", "cycles", "ACT to ACT, other bank group"}, tRRD_S, 1, 1000);
-  param(v, {"tRRD_L", "cycles", "ACT to ACT, same bank group"}, tRRD_L, 1, 1000);
-  param(v, {"tFAW", "cycles", "window holding at most four ACTs of a pseudo-channel"}, tFAW, 1, 10000);
-  param(v, {"tWR", "cycles", "end of write data to PRE"}, tWR, 0, 1000);
-  param(v, {"tRTP", "cycles", "read command to PRE"}, tRTP, 0, 1000);
-  param(v, {"tREFI", "cycles", "interval between all-bank refreshes of a pseudo-channel"}, tREFI, 1, 1u << 30);
-  param(v, {"tRFC", "cycles", "an all-bank refresh: the pseudo-channel's banks cannot activate"}, tRFC, 1, 1u << 20);
-  param(v, {"refresh", "", "model periodic refresh (staggered over the pseudo-channels)"}, refresh);
-  param_enum(v, {"policy", "", "row-buffer policy"}, policy, page_policies);
-  param(v, {"queue_depth", "requests",
-            "requests a pseudo-channel's queue holds from acceptance to completion; a full queue holds END_REQ back"},
-        queue_depth, 1, 4096);
-  param(v, {"frontend_latency", "cycles", "controller cycles from a request's arrival to its queue"},
-        frontend_latency, 0, 100000);
-  param(v, {"backend_latency", "cycles", "controller cycles from the data array's answer to the response"},
-        backend_latency, 0, 100000);
-  visit_clock(v, "DRAM clock period (tCK): every cycle count above is in it");
-  param(v, {"ideal", "", "an ideal DRAM for attribution (flynn attribute): every request goes on to the data array at its arrival cycle and back when it answers, with no DRAM timing (latency, rows, banks, refresh)"}, ideal);
-}
-
 param_footprint dram_params::footprint() const {
   // A calendar per bank and a queue per pseudo-channel.
   const std::uint64_t pcs = std::uint64_t(channels) * pseudo_channels;

@@ -5,18 +5,6 @@
 
 namespace flynn {
 
-void register_file_params::visit(param_visitor& v) {
-  param(v, {"banks", "", "register banks (warp register r lives in bank r mod banks)"}, banks, 1, 64);
-  param(v, {"crossbar_latency", "cycles", "bank to operand collector"}, crossbar_latency, 0, 100);
-  param(v, {"crossbar_bytes_per_cycle", "B/cycle",
-             "bytes the bank-to-collector crossbar carries a cycle; a read request takes whole cycles of it "
-             "(ceil(bytes / width)) in the first free cycles from its first register's read (0: unlimited)"},
-        crossbar_bytes_per_cycle, 0, 1 << 16);
-  param(v, {"result_queue", "entries", "write-backs buffered before the banks"}, result_queue, 1, 1024);
-  visit_clock(v);
-  param(v, {"ideal", "", "an ideal register file for attribution (flynn attribute): every read and write completes at its arrival cycle, with no bank, crossbar or result-queue limit"}, ideal);
-}
-
 param_footprint register_file_params::footprint() const {
   return {1024 * std::uint64_t(banks) + 64 * std::uint64_t(result_queue), 0};  // bank queues, result queue
 }

@@ -108,7 +108,7 @@ void simt_core::engine::launch_blocks(std::uint64_t t) {
     }
     for (unsigned k = 0; k < warps; ++k) {
       warp& w = *warps_[static_cast<std::size_t>(pl.warp_slots[k])];
-      const unsigned threads = std::min(p_.warp_size, launch_.block - k * p_.warp_size);
+      const unsigned threads = std::min(p_.warp_size.get(), launch_.block - k * p_.warp_size);
       w.start(pl.slot, k, threads, registers_used_, static_cast<std::uint32_t>(kernel_.code.size()), t);
       w.generation = ++generations_;
       w.age = age_++;

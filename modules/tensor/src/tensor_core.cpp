@@ -54,20 +54,6 @@ FLYNN_WIDE_VECTORS void accumulate_products(const float* af, const float* bf, fl
 
 }  // namespace
 
-void tensor_core_params::visit(param_visitor& v) {
-  param(v, {"step_m", "", "rows of one datapath step"}, step_m, 1, 64);
-  param(v, {"step_n", "", "columns of one datapath step"}, step_n, 1, 64);
-  param(v, {"step_k", "", "depth of one datapath step in 16-bit elements (2 x step_k bytes of K: twice the fp8 elements, half the tf32)"},
-        step_k, 1, 64);
-  param(v, {"fma_per_cycle", "FMA/cycle",
-            "multiply-adds per cycle on 16-bit operands (a whole number of steps): the datapath takes 2 x step_k bytes of "
-            "K a step, so fp8 runs twice as many multiply-adds a cycle and tf32 half"},
-        fma_per_cycle, 1, 1 << 16);
-  param(v, {"latency", "cycles", "pipeline latency from the last step to D written back"}, latency, 0, 1000);
-  visit_clock(v);
-  param(v, {"ideal", "", "an ideal tensor core for attribution (flynn attribute): every block computes at its arrival cycle, taking no cycles and no latency (the results as before)"}, ideal);
-}
-
 std::vector<param_issue> tensor_core_params::check() const {
   std::vector<param_issue> r;
   const unsigned step = step_m * step_n * step_k;

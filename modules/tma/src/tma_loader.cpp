@@ -50,17 +50,6 @@ std::uint64_t tensor_descriptor::box_bytes() const {
   return n;
 }
 
-void tma_loader_params::visit(param_visitor& v) {
-  param(v, {"issue_interval", "cycles", "cycles between row requests to global memory"}, issue_interval, 1, 1 << 20);
-  param(v, {"issue_latency", "cycles",
-             "per-copy issue cost, an occupancy: the cycles the unit spends on a copy's descriptor (fetch and "
-             "decode, address generation, request formation) before its first row request, once the previous "
-             "copy's row requests are out"},
-        issue_latency, 0, 1 << 20);
-  visit_clock(v);
-  param(v, {"ideal", "", "an ideal loader for attribution (flynn attribute): no per-copy issue cost and every row of a copy requested at its start (the memories still time the rows)"}, ideal);
-}
-
 tma_loader::tma_loader(const sc_core::sc_module_name& name, const params& p)
     : module(name, p.clock_ns), global("global"), shared("shared"), link("tma"), p_(p) {
   global.bind(*this);

@@ -13,30 +13,6 @@ namespace flynn {
 
 // ---------------------------------------------------------------------------- parameters
 
-void traffic_stream::visit(param_visitor& v) {
-  param_enum(v, {"kind", "", "linear (base + i * stride), indexed or random addresses"}, kind,
-             {{stream_kind::linear, "linear"}, {stream_kind::indexed, "indexed"},
-              {stream_kind::random, "random"}});
-  param(v, {"write", "", "stores instead of loads"}, write);
-  param(v, {"base", "B", "base address"}, base);
-  param(v, {"stride", "B", "linear: address step between requests (may be negative)"}, stride);
-  param(v, {"count", "requests", "number of requests (indexed: 0 = once over the indices)"},
-        count);
-  param(v, {"size", "B", "bytes per request, or per lane of a multi-lane request"}, size, 1,
-        4096);
-  param(v, {"lanes", "", "0: plain requests; 1..32: multi-lane requests with this many lanes"},
-        lanes, 0, lanes_extension::max_lanes);
-  param(v, {"lane_stride", "B", "address step between lanes (0: all lanes on one word)"},
-        lane_stride);
-  param(v, {"range_bytes", "B", "linear: offsets wrap modulo this (0: no wrap); random: range"},
-        range_bytes);
-  param(v, {"indices", "elements", "indexed: element indices, address = base + index * size"},
-        indices);
-  param(v, {"seed", "", "random: address seed"}, seed);
-  param_enum(v, {"swizzle", "", "shared-memory layout of the offsets from base"}, swizzle,
-             swizzle_modes);
-}
-
 std::vector<param_issue> traffic_stream::check(const std::string& prefix) const {
   std::vector<param_issue> r;
   if (kind == stream_kind::indexed && indices.empty())
@@ -50,24 +26,6 @@ std::vector<param_issue> traffic_stream::check(const std::string& prefix) const 
   if (range_bytes > (std::uint64_t(1) << 40))
     r.push_back({prefix + "range_bytes", "at most 2^40", std::to_string(range_bytes)});
   return r;
-}
-
-void traffic_generator_params::visit(param_visitor& v) {
-  param(v, {"at", "", "use the 4-phase AT protocol (false: LT with temporal decoupling)"}, at);
-  param(v, {"issue_interval", "cycles", "cycles between consecutive request issues"},
-        issue_interval, 1, 1 << 20);
-  param(v, {"max_outstanding", "requests", "requests in flight at most"}, max_outstanding, 1,
-        1 << 20);
-  param(v, {"quantum", "cycles", "LT: temporal decoupling quantum"}, quantum, 1, 1u << 30);
-  param(v, {"start_cycle", "cycles", "cycle of the first issue"}, start_cycle, 0,
-        1000000000000ull);
-  param(v, {"data_seed", "", "seed of the written data pattern"}, data_seed);
-  param(v, {"histogram_bucket", "cycles", "latency histogram bucket width"}, histogram_bucket,
-        1, 1 << 20);
-  param(v, {"histogram_buckets", "", "latency histogram buckets (plus one overflow)"},
-        histogram_buckets, 1, 4096);
-  param(v, {"streams", "", "request streams, played one after the other"}, streams);
-  visit_clock(v);
 }
 
 param_footprint traffic_generator_params::footprint() const {

@@ -11,22 +11,6 @@ namespace flynn {
 
 using vec::op;
 
-void scalar_unit_params::visit(param_visitor& v) {
-  param(v, {"lat_add", "cycles", "add and subtract"}, lat_add, 1, 1000);
-  param(v, {"lat_logic", "cycles", "logic, compare-and-set, packed compare and logic"}, lat_logic, 1, 1000);
-  param(v, {"lat_shift", "cycles", "shifts"}, lat_shift, 1, 1000);
-  param(v, {"lat_mul", "cycles", "integer multiply and packed multiply-add"}, lat_mul, 1, 1000);
-  param(v, {"lat_fadd", "cycles", "floating-point add and subtract"}, lat_fadd, 1, 1000);
-  param(v, {"lat_fmul", "cycles", "floating-point multiply"}, lat_fmul, 1, 1000);
-  param(v, {"lat_branch", "cycles", "branches, including decrement-and-branch"}, lat_branch, 1, 1000);
-  param(v, {"lat_other", "cycles", "load immediate, move, halt"}, lat_other, 1, 1000);
-  param(v, {"lat_packed", "cycles", "packed add and subtract"}, lat_packed, 1, 1000);
-  param(v, {"quantum", "cycles", "temporal decoupling quantum"}, quantum, 1, 1u << 30);
-  param(v, {"max_instructions", "instructions", "runaway guard: more instructions than this is a fault"},
-        max_instructions, 1, std::uint64_t(1) << 40);
-  visit_clock(v);
-}
-
 scalar_unit::scalar_unit(const sc_core::sc_module_name& name, const params& p)
     : lt_initiator(name, p.clock_ns), mem("mem"), vpu("vpu"), p_(p) {
   mem.bind(*this);

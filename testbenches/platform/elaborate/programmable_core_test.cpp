@@ -30,7 +30,7 @@ struct iss_params : flynn::clocked_params {
   std::string kind = "vector";  // the program kind it declares
   void visit(flynn::param_visitor& v) {
     v.choice({"kind", "", "the program kind it declares"}, kind, {"vector", "toy"});
-    visit_clock(v);
+    clocked_params::visit(v);  // the properties: the clock
   }
   std::vector<flynn::param_issue> check() const { return {}; }
 };

@@ -1,6 +1,8 @@
-// Parameter declaration: every module parameter struct lists its fields once, through
-// visit(param_visitor&). The same list drives JSON binding, validation, `flynn list`,
-// config.resolved.json and the module docs. Modules never read JSON themselves.
+// Parameter declaration: every module parameter struct declares each parameter once, as a
+// property member that carries its name, unit, description, default and bounds
+// (property.h); the struct's visit(param_visitor&) walks them. The same walk drives JSON
+// binding, validation, `flynn list`, config.resolved.json and the module docs. Modules never
+// read JSON themselves.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -95,19 +98,10 @@ void param(param_visitor& v, const param_meta& m, std::vector<T>& x) {
   v.list(m, l);
 }
 
-// What every module's parameter struct shares, declared here once: its clock. A struct
-// derives from it and calls visit_clock where the clock belongs in its listing.
-struct clocked_params {
-  double clock_ns = 1.0;
-  void visit_clock(param_visitor& v, const char* description = "clock period") {
-    param(v, {"clock_ns", "ns", description}, clock_ns, 1e-3, 1e6);
-  }
-};
-
-// An enum parameter spelled as one of a fixed set of names.
-template <class E>
-void param_enum(param_visitor& v, const param_meta& m, E& x,
-                const std::vector<std::pair<E, std::string>>& names) {
+// An enum parameter spelled as one of a fixed set of names: a table of (value, name) pairs.
+template <class E, class Names>
+auto param_enum(param_visitor& v, const param_meta& m, E& x, const Names& names)
+    -> decltype(void(std::begin(names)->second), void(x = std::begin(names)->first)) {
   std::string s;
   std::vector<std::string> choices;
   for (const auto& [e, n] : names) {
@@ -207,3 +201,5 @@ auto param_enum(param_visitor& v, const param_meta& m, E& x, const Table& table)
 }
 
 }  // namespace flynn
+
+#include "flynn/common/property.h"

@@ -30,11 +30,14 @@
 namespace flynn {
 
 struct gmma_unit_params : clocked_params {
-  unsigned warps = 4;               // warps per warpgroup = sub-partitions = tensor cores
-  unsigned column_group = 8;        // B columns delivered to the datapaths together
-  unsigned start_latency = 2;       // start barrier to the first operand request
-  unsigned operand_buffers = 3;     // MMAs whose operands are held: the computing one and those fetched ahead
-  void visit(param_visitor& v);
+  property<unsigned> warps{this, {"warps", "warps",
+      "warps per warpgroup: sub-partitions, one tensor core each (sockets tc0, tc1, ...)"}, 4, 1, 8};
+  property<unsigned> column_group{this, {"column_group", "columns",
+      "B columns read and delivered together, pipelined with the math"}, 8, 8, 256};
+  property<unsigned> start_latency{this, {"start_latency", "cycles",
+      "from the start barrier (last warp arrived) to the first operand request"}, 2, 0, 1000};
+  property<unsigned> operand_buffers{this, {"operand_buffers", "MMAs",
+      "operand buffers: the MMA computing and up to operand_buffers - 1 fetched ahead"}, 3, 1, 16};
   std::vector<param_issue> check() const;
   // Nothing it allocates grows with a parameter beyond a few KiB.
   param_footprint footprint() const { return {}; }

@@ -37,22 +37,43 @@ constexpr unsigned mma_smem_request_bytes = 128;
 
 enum class operand_path { registers, shared };
 
-struct mma_engine_params : clocked_params {
-  unsigned scope_threads = 128;   // threads sharing one operand fetch: 8, 32 or 128
-  operand_path operands = operand_path::shared;
-  unsigned m = 64, n = 64, k = 16;                    // the warpgroup's problem
-  unsigned k_block = 16;                              // K per MMA (operands re-read per block)
-  unsigned instr_m = 64, instr_n = 64, instr_k = 16;  // MMA instruction shape
-  unsigned sub_partitions = 4;
-  unsigned fma_per_cycle = 512;   // per sub-partition tensor core (dense fp16)
-  unsigned tc_latency = 8;        // datapath pipeline latency (write-back of D)
-  unsigned rf_read_bytes_per_cycle = 256;  // per sub-partition operand collectors
-  unsigned column_group = 8;      // B columns delivered together
-  std::uint64_t a_base = 0, b_base = 65536;  // shared-memory byte addresses (K-block major)
-  element_type type = element_type::f16;
-  std::uint64_t seed = 1;         // operand values (uniform in [-1, 1])
+inline constexpr std::pair<operand_path, const char*> operand_path_names[] = {
+    {operand_path::registers, "registers"}, {operand_path::shared, "shared"}};
+inline constexpr std::pair<element_type, const char*> element_type_names[] = {
+    {element_type::f16, "f16"}, {element_type::bf16, "bf16"}};
 
-  void visit(param_visitor& v);
+struct mma_engine_params : clocked_params {
+  property<unsigned> scope_threads{this, {"scope_threads", "threads",
+      "operand sharing scope: 8 (8-thread groups), 32 (warp) or 128 (warpgroup)"}, 128, 8, 128};
+  property<operand_path> operands{this, {"operands", "",
+      "A and B through the register file (registers) or straight from shared memory "
+      "(shared)"}, operand_path::shared, operand_path_names};
+  property<unsigned> m{this, {"m", "", "rows of D and A"}, 64, 8, 256};
+  property<unsigned> n{this, {"n", "", "columns of D and B"}, 64, 8, 256};
+  property<unsigned> k{this, {"k", "", "columns of A, rows of B"}, 16, 4, 4096};
+  property<unsigned> k_block{this, {"k_block", "",
+      "K of one MMA; operands are read from shared memory per block"}, 16, 4, 256};
+  property<unsigned> instr_m{this, {"instr_m", "", "MMA instruction shape: rows"}, 64, 1, 256};
+  property<unsigned> instr_n{this, {"instr_n", "", "MMA instruction shape: columns"}, 64, 1, 256};
+  property<unsigned> instr_k{this, {"instr_k", "", "MMA instruction shape: depth"}, 16, 1, 256};
+  property<unsigned> sub_partitions{this, {"sub_partitions", "",
+      "sub-partitions, one warp and one tensor core each"}, 4, 1, 8};
+  property<unsigned> fma_per_cycle{this, {"fma_per_cycle", "FMA/cycle",
+      "tensor-core throughput per sub-partition"}, 512, 1, 1 << 16};
+  property<unsigned> tc_latency{this, {"tc_latency", "cycles",
+      "tensor-core pipeline latency (write-back of D)"}, 8, 0, 1000};
+  property<unsigned> rf_read_bytes_per_cycle{this, {"rf_read_bytes_per_cycle", "B/cycle",
+      "register-file operand bandwidth per sub-partition"}, 256, 1, 1 << 16};
+  property<unsigned> column_group{this, {"column_group", "columns",
+      "B columns delivered together, pipelined with the math"}, 8, 1, 256};
+  property<std::uint64_t> a_base{this, {"a_base", "B",
+      "shared-memory address of A (per K block: M rows of k_block elements)"}, 0};
+  property<std::uint64_t> b_base{this, {"b_base", "B",
+      "shared-memory address of B (per K block: N columns of k_block elements)"}, 65536};
+  property<element_type> type{this, {"element", "",
+      "input element type: f16 or bf16 (fp32 accumulation)"}, element_type::f16, element_type_names};
+  property<std::uint64_t> seed{this, {"seed", "", "seed of the operand values"}, 1};
+
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

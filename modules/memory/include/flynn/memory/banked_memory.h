@@ -29,29 +29,49 @@ namespace flynn {
 
 enum class memory_init { zero, iota, random };
 
+inline constexpr std::pair<memory_init, const char*> memory_init_names[] = {
+    {memory_init::zero, "zero"}, {memory_init::iota, "iota"}, {memory_init::random, "random"}};
+
 struct banked_memory_params : clocked_params {
-  std::uint64_t size_bytes = 1 << 20;
-  unsigned word_bytes = 8;
-  unsigned banks = 16;
-  bank_mapping_kind mapping = bank_mapping_kind::word_interleaved;
-  unsigned block_words = 4;
-  unsigned latency = 11;
-  unsigned bank_busy = 0;  // 0: same as latency
-  unsigned shared_ports = 1;
-  unsigned load_ports = 0;
-  unsigned store_ports = 0;
-  bool multiported_banks = true;
-  bool lt_race_fault = true;  // see docs: an LT read answered before a racing write lands
-  bool lt_time_order = true;  // an LT call for a later cycle waits in the memory for its cycle
-  bool dmi = true;
-  bool ideal = false;  // timing resource made ideal: no latency, no bank or port limits
-  memory_init init = memory_init::zero;
-  std::uint64_t seed = 1;
+  property<std::uint64_t> size_bytes{this, {"size_bytes", "B",
+      "capacity in bytes (a multiple of word_bytes)"}, 1 << 20, 1, std::uint64_t(1) << 30};
+  property<unsigned> word_bytes{this, {"word_bytes", "B",
+      "bytes per bank word (power of two)"}, 8, 1, 4096};
+  property<unsigned> banks{this, {"banks", "",
+      "number of independently accessible banks"}, 16, 1, 4096};
+  property<bank_mapping_kind> mapping{this, {"mapping", "",
+      "address to bank mapping"}, bank_mapping_kind::word_interleaved, bank_mappings};
+  property<unsigned> block_words{this, {"block_words", "words",
+      "words per block for the block mapping"}, 4, 1, 1 << 20};
+  property<unsigned> latency{this, {"latency", "cycles",
+      "bank access latency: request issue to data delivered"}, 11, 1, 1 << 20};
+  property<unsigned> bank_busy{this, {"bank_busy", "cycles",
+      "cycles a bank stays busy per access (0: = latency)"}, 0, 0, 1 << 20};
+  property<unsigned> shared_ports{this, {"shared_ports", "",
+      "ports that serve loads and stores"}, 1, 0, 64};
+  property<unsigned> load_ports{this, {"load_ports", "", "load-only ports"}, 0, 0, 64};
+  property<unsigned> store_ports{this, {"store_ports", "", "store-only ports"}, 0, 0, 64};
+  property<bool> multiported_banks{this, {"multiported_banks", "",
+      "each port has its own access path into every bank (false: ports share the banks)"}, true};
+  property<bool> lt_race_fault{this, {"lt_race_fault", "",
+      "a write landing in a word before an LT read that was answered earlier reads it is a fault "
+      "(false: the read keeps the value it was answered with)"}, true};
+  property<bool> lt_time_order{this, {"lt_time_order", "",
+      "an LT call for a later cycle (made from a thread) waits in the memory until that cycle "
+      "and is granted in time order with the others (false: booked at once, in call order, and "
+      "the run's summary says so)"}, true};
+  property<bool> dmi{this, {"dmi", "", "grant direct memory interface pointers"}, true};
+  property<bool> ideal{this, {"ideal", "",
+      "an ideal memory for attribution (flynn attribute): every request is served at its arrival "
+      "cycle in one pass, whatever its banks and port, with no latency; the data and statistics "
+      "of requests as before"}, false};
+  property<memory_init> init{this, {"init", "",
+      "initial contents: zero, iota (word index) or random"}, memory_init::zero, memory_init_names};
+  property<std::uint64_t> seed{this, {"seed", "", "seed of the random initial contents"}, 1};
 
   unsigned ports() const { return shared_ports + load_ports + store_ports; }
   unsigned busy_cycles() const { return bank_busy ? bank_busy : latency; }
 
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

@@ -32,21 +32,41 @@ inline constexpr named_choice<write_policy> write_policies[] = {
 };
 
 struct cache_params : clocked_params {
-  unsigned ports = 1;
-  std::uint64_t size_bytes = 262144;
-  std::uint64_t shared_carveout_bytes = 0;  // of size_bytes, given to shared memory
-  unsigned line_bytes = 128, sector_bytes = 32, ways = 16;
-  unsigned hit_latency = 20;        // lookup to data
-  unsigned miss_latency = 2;        // lookup to the fill request leaving
-  unsigned bytes_per_cycle = 64;    // data path
-  unsigned mshrs = 32, mshr_targets = 8;
-  unsigned queue_depth = 64;        // requests between acceptance and response
-  write_policy writes = write_policy::write_back;
-  bool bypass_cache_global = false;  // ld.global.cg loads pass without allocating (an L1)
-  bool ideal = false;  // timing resource made ideal (attribution)
+  property<unsigned> ports{this, {"ports", "",
+      "target sockets port0, port1, ... (one initiator each), served in arrival order"}, 1, 1, 64};
+  property<std::uint64_t> size_bytes{this, {"size_bytes", "B",
+      "capacity (with shared_carveout_bytes: the unified L1/shared-memory array)"}, 262144, 1, std::uint64_t(1) << 32};
+  property<std::uint64_t> shared_carveout_bytes{this, {"shared_carveout_bytes", "B",
+      "of size_bytes, the part given to shared memory (the cache holds the rest)"}, 0, 0, std::uint64_t(1) << 32};
+  property<unsigned> line_bytes{this, {"line_bytes", "B",
+      "line (tag) size, a power of two"}, 128, 4, 4096};
+  property<unsigned> sector_bytes{this, {"sector_bytes", "B",
+      "sector (valid, dirty and fill unit) size, a power of two dividing line_bytes"}, 32, 4, 4096};
+  property<unsigned> ways{this, {"ways", "", "associativity (LRU replacement)"}, 16, 1, 64};
+  property<unsigned> hit_latency{this, {"hit_latency", "cycles",
+      "tag lookup to the data of a hit"}, 20, 0, 100000};
+  property<unsigned> miss_latency{this, {"miss_latency", "cycles",
+      "tag lookup to the fill request leaving for the next level"}, 2, 0, 100000};
+  property<unsigned> bytes_per_cycle{this, {"bytes_per_cycle", "B",
+      "data path: each request's bytes pass it at this rate"}, 64, 1, 4096};
+  property<unsigned> mshrs{this, {"mshrs", "",
+      "misses to distinct lines in flight at once"}, 32, 1, 4096};
+  property<unsigned> mshr_targets{this, {"mshr_targets", "requests",
+      "requests waiting on one MSHR at most"}, 8, 1, 4096};
+  property<unsigned> queue_depth{this, {"queue_depth", "requests",
+      "requests the cache serves, between acceptance (END_REQ) and response (one it passes on, a "
+      "write through or a bypassed or uncached request, leaves when sent on); more wait upstream"}, 64, 1, 65536};
+  property<write_policy> writes{this, {"writes", "",
+      "write policy"}, write_policy::write_back, write_policies};
+  property<bool> bypass_cache_global{this, {"bypass_cache_global", "",
+      "loads cached at the global level only (ld.global.cg) pass on without a lookup or an "
+      "allocation, as through an L1"}, false};
+  ideal_switch ideal{this,
+      "a perfect cache for attribution (flynn attribute): every request is served at its arrival "
+      "cycle with no latency, bandwidth or MSHR limit, and the levels below do not time it (the "
+      "data array below still moves its data)"};
 
   std::uint64_t capacity() const { return size_bytes - shared_carveout_bytes; }
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

@@ -24,16 +24,30 @@ inline constexpr named_choice<slice_hash> slice_hashes[] = {
 };
 
 struct crossbar_params : clocked_params {
-  unsigned ports = 1, outputs = 2;
-  unsigned interleave_bytes = 256;  // consecutive bytes on one output
-  slice_hash hash = slice_hash::xor_fold;
-  unsigned latency = 10;            // each way
-  unsigned bytes_per_cycle = 32;    // per link, each way
-  unsigned partitions = 1;          // near/far groups of inputs and outputs
-  unsigned far_latency = 0;         // each way, between partitions
-  bool ideal = false;  // timing resource made ideal (attribution)
+  property<unsigned> ports{this, {"ports", "",
+      "inputs: target sockets port0, port1, ... (one initiator each)"}, 1, 1, 256};
+  property<unsigned> outputs{this, {"outputs", "",
+      "outputs: initiator sockets down0, down1, ... (\"down\" when 1), e.g. one per L2 slice"}, 2, 1, 256};
+  property<unsigned> interleave_bytes{this, {"interleave_bytes", "B",
+      "consecutive bytes that go to one output, a power of two"}, 256, 1, 1u << 20};
+  property<slice_hash> hash{this, {"hash", "",
+      "how an address's unit number (address / interleave_bytes) picks the "
+      "output"}, slice_hash::xor_fold, slice_hashes};
+  property<unsigned> latency{this, {"latency", "cycles",
+      "through the crossbar, each way"}, 10, 0, 100000};
+  property<unsigned> bytes_per_cycle{this, {"bytes_per_cycle", "B",
+      "each link, each way: a request's bytes (a write's data, else a header cycle) on its input "
+      "and output links, a response's on the way back"}, 32, 1, 4096};
+  property<unsigned> partitions{this, {"partitions", "",
+      "groups of inputs and outputs (input i in partition i x partitions / ports, output o in o "
+      "x partitions / outputs); 1: all near"}, 1, 1, 16};
+  property<unsigned> far_latency{this, {"far_latency", "cycles",
+      "extra latency each way between an input and an output of different partitions"}, 0, 0, 100000};
+  ideal_switch ideal{this,
+      "an ideal crossbar for attribution (flynn attribute): every request goes on to its output "
+      "at its arrival cycle and its response comes back when the level below answers, with no "
+      "latency or link limit"};
 
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

@@ -36,26 +36,63 @@ inline constexpr named_choice<page_policy> page_policies[] = {
 };
 
 struct dram_params : clocked_params {
-  unsigned ports = 1;
+  dram_params() : clocked_params("DRAM clock period (tCK): every cycle count above is in it") {}
+  property<unsigned> ports{this, {"ports", "",
+      "target sockets port0, port1, ... (one initiator each), granted in arrival order"}, 1, 1, 16};
   // Organisation.
-  unsigned channels = 1;
-  unsigned pseudo_channels = 2;  // per channel
-  unsigned bank_groups = 4;      // per pseudo-channel
-  unsigned banks = 4;            // per bank group
-  unsigned row_bytes = 1024;     // per bank
-  unsigned burst_bytes = 32;     // bytes one column access moves
-  unsigned interleave_bytes = 256;  // consecutive bytes on one pseudo-channel and bank
+  property<unsigned> channels{this, {"channels", "", "channels"}, 1, 1, 64};
+  property<unsigned> pseudo_channels{this, {"pseudo_channels", "",
+      "pseudo-channels per channel, each with its own banks, queue and data bus"}, 2, 1, 4};
+  property<unsigned> bank_groups{this, {"bank_groups", "",
+      "bank groups per pseudo-channel"}, 4, 1, 16};
+  property<unsigned> banks{this, {"banks", "", "banks per bank group"}, 4, 1, 16};
+  property<unsigned> row_bytes{this, {"row_bytes", "B",
+      "row (page) size of a bank, a power of two"}, 1024, 32, 1u << 16};
+  property<unsigned> burst_bytes{this, {"burst_bytes", "B",
+      "bytes one column access (one burst on the data bus) moves, a power of two"}, 32, 4, 1024};
+  property<unsigned> interleave_bytes{this, {"interleave_bytes", "B",
+      "consecutive bytes mapped to one pseudo-channel and bank before the next (a power of two, "
+      "a multiple of burst_bytes, at most row_bytes): pseudo-channels, then bank groups, then "
+      "banks, then the columns of a row"}, 256, 4, 1u << 16};
   // Timing, in DRAM clock cycles (clock_ns each).
-  unsigned tRCD = 7, tRP = 7, tRAS = 17, tCL = 7, tCWL = 2, tBL = 4, tCCD_S = 1, tCCD_L = 2, tRRD_S = 2,
-           tRRD_L = 3, tFAW = 15, tWR = 8, tRTP = 3, tREFI = 3900, tRFC = 350;
-  bool refresh = true;
-  page_policy policy = page_policy::open;
-  unsigned queue_depth = 32;   // requests per pseudo-channel
-  unsigned frontend_latency = 4, backend_latency = 4;  // controller cycles in and out
-  bool ideal = false;  // timing resource made ideal (attribution)
+  property<unsigned> tRCD{this, {"tRCD", "cycles", "ACT to column command"}, 7, 1, 1000};
+  property<unsigned> tRP{this, {"tRP", "cycles", "PRE to ACT of the same bank"}, 7, 1, 1000};
+  property<unsigned> tRAS{this, {"tRAS", "cycles", "ACT to PRE of the same bank"}, 17, 1, 1000};
+  property<unsigned> tCL{this, {"tCL", "cycles", "read command to its first data"}, 7, 1, 1000};
+  property<unsigned> tCWL{this, {"tCWL", "cycles", "write command to its first data"}, 2, 0, 1000};
+  property<unsigned> tBL{this, {"tBL", "cycles",
+      "a burst on the pseudo-channel's data bus"}, 4, 1, 1000};
+  property<unsigned> tCCD_S{this, {"tCCD_S", "cycles",
+      "column command to column command, other bank group"}, 1, 1, 1000};
+  property<unsigned> tCCD_L{this, {"tCCD_L", "cycles",
+      "column command to column command, same bank group"}, 2, 1, 1000};
+  property<unsigned> tRRD_S{this, {"tRRD_S", "cycles", "ACT to ACT, other bank group"}, 2, 1, 1000};
+  property<unsigned> tRRD_L{this, {"tRRD_L", "cycles", "ACT to ACT, same bank group"}, 3, 1, 1000};
+  property<unsigned> tFAW{this, {"tFAW", "cycles",
+      "window holding at most four ACTs of a pseudo-channel"}, 15, 1, 10000};
+  property<unsigned> tWR{this, {"tWR", "cycles", "end of write data to PRE"}, 8, 0, 1000};
+  property<unsigned> tRTP{this, {"tRTP", "cycles", "read command to PRE"}, 3, 0, 1000};
+  property<unsigned> tREFI{this, {"tREFI", "cycles",
+      "interval between all-bank refreshes of a pseudo-channel"}, 3900, 1, 1u << 30};
+  property<unsigned> tRFC{this, {"tRFC", "cycles",
+      "an all-bank refresh: the pseudo-channel's banks cannot activate"}, 350, 1, 1u << 20};
+  property<bool> refresh{this, {"refresh", "",
+      "model periodic refresh (staggered over the pseudo-channels)"}, true};
+  property<page_policy> policy{this, {"policy", "",
+      "row-buffer policy"}, page_policy::open, page_policies};
+  property<unsigned> queue_depth{this, {"queue_depth", "requests",
+      "requests a pseudo-channel's queue holds from acceptance to completion; a full queue holds "
+      "END_REQ back"}, 32, 1, 4096};
+  property<unsigned> frontend_latency{this, {"frontend_latency", "cycles",
+      "controller cycles from a request's arrival to its queue"}, 4, 0, 100000};
+  property<unsigned> backend_latency{this, {"backend_latency", "cycles",
+      "controller cycles from the data array's answer to the response"}, 4, 0, 100000};
+  ideal_switch ideal{this,
+      "an ideal DRAM for attribution (flynn attribute): every request goes on to the data array "
+      "at its arrival cycle and back when it answers, with no DRAM timing (latency, rows, banks, "
+      "refresh)"};
 
   unsigned pseudo_channels_total() const { return channels * pseudo_channels; }
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

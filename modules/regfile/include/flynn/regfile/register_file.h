@@ -40,12 +40,19 @@ struct register_access_extension : tlm::tlm_extension<register_access_extension>
 };
 
 struct register_file_params : clocked_params {
-  unsigned banks = 4;            // register banks
-  unsigned crossbar_latency = 1; // bank to operand collector
-  unsigned crossbar_bytes_per_cycle = 0;  // bytes the crossbar carries a cycle, allocated per request (0: unlimited)
-  unsigned result_queue = 8;     // write-back entries buffered before the banks
-  bool ideal = false;  // timing resource made ideal (attribution)
-  void visit(param_visitor& v);
+  property<unsigned> banks{this, {"banks", "",
+      "register banks (warp register r lives in bank r mod banks)"}, 4, 1, 64};
+  property<unsigned> crossbar_latency{this, {"crossbar_latency", "cycles",
+      "bank to operand collector"}, 1, 0, 100};
+  property<unsigned> crossbar_bytes_per_cycle{this, {"crossbar_bytes_per_cycle", "B/cycle",
+      "bytes the bank-to-collector crossbar carries a cycle; a read request takes whole cycles "
+      "of it (ceil(bytes / width)) in the first free cycles from its first register's read (0: "
+      "unlimited)"}, 0, 0, 1 << 16};
+  property<unsigned> result_queue{this, {"result_queue", "entries",
+      "write-backs buffered before the banks"}, 8, 1, 1024};
+  ideal_switch ideal{this,
+      "an ideal register file for attribution (flynn attribute): every read and write completes "
+      "at its arrival cycle, with no bank, crossbar or result-queue limit"};
   std::vector<param_issue> check() const { return {}; }
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

@@ -51,11 +51,20 @@ struct mma_step_extension : tlm::tlm_extension<mma_step_extension> {
 };
 
 struct tensor_core_params : clocked_params {
-  unsigned step_m = 4, step_n = 4, step_k = 4;  // one datapath step
-  unsigned fma_per_cycle = 512;                 // multiply-adds per cycle on 16-bit operands (whole steps)
-  unsigned latency = 8;                         // pipeline: last step to D written back
-  bool ideal = false;  // timing resource made ideal (attribution)
-  void visit(param_visitor& v);
+  property<unsigned> step_m{this, {"step_m", "", "rows of one datapath step"}, 4, 1, 64};
+  property<unsigned> step_n{this, {"step_n", "", "columns of one datapath step"}, 4, 1, 64};
+  property<unsigned> step_k{this, {"step_k", "",
+      "depth of one datapath step in 16-bit elements (2 x step_k bytes of K: twice the fp8 "
+      "elements, half the tf32)"}, 4, 1, 64};
+  property<unsigned> fma_per_cycle{this, {"fma_per_cycle", "FMA/cycle",
+      "multiply-adds per cycle on 16-bit operands (a whole number of steps): the datapath takes "
+      "2 x step_k bytes of K a step, so fp8 runs twice as many multiply-adds a cycle and tf32 "
+      "half"}, 512, 1, 1 << 16};
+  property<unsigned> latency{this, {"latency", "cycles",
+      "pipeline latency from the last step to D written back"}, 8, 0, 1000};
+  ideal_switch ideal{this,
+      "an ideal tensor core for attribution (flynn attribute): every block computes at its "
+      "arrival cycle, taking no cycles and no latency (the results as before)"};
   std::vector<param_issue> check() const;
   // Nothing it allocates grows with a parameter beyond a few KiB.
   param_footprint footprint() const { return {}; }

@@ -30,10 +30,15 @@
 namespace flynn {
 
 struct tma_loader_params : clocked_params {
-  unsigned issue_interval = 1;  // cycles between row requests
-  unsigned issue_latency = 0;   // start to the first row request
-  bool ideal = false;  // timing resource made ideal (attribution)
-  void visit(param_visitor& v);
+  property<unsigned> issue_interval{this, {"issue_interval", "cycles",
+      "cycles between row requests to global memory"}, 1, 1, 1 << 20};
+  property<unsigned> issue_latency{this, {"issue_latency", "cycles",
+      "per-copy issue cost, an occupancy: the cycles the unit spends on a copy's descriptor "
+      "(fetch and decode, address generation, request formation) before its first row request, "
+      "once the previous copy's row requests are out"}, 0, 0, 1 << 20};
+  ideal_switch ideal{this,
+      "an ideal loader for attribution (flynn attribute): no per-copy issue cost and every row "
+      "of a copy requested at its start (the memories still time the rows)"};
   std::vector<param_issue> check() const { return {}; }
   // Nothing it allocates grows with a parameter beyond a few KiB.
   param_footprint footprint() const { return {}; }

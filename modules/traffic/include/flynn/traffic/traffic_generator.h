@@ -29,36 +29,57 @@ namespace flynn {
 
 enum class stream_kind { linear, indexed, random };
 
-struct traffic_stream {
-  stream_kind kind = stream_kind::linear;
-  bool write = false;
-  std::uint64_t base = 0;
-  std::int64_t stride = 8;          // linear: bytes between consecutive requests
-  std::uint64_t count = 64;         // requests (indexed: 0 = one pass over the indices)
-  unsigned size = 8;                // bytes per request, or per lane for multi-lane requests
-  unsigned lanes = 0;               // 0: plain request; 1..32: one multi-lane request
-  std::int64_t lane_stride = 0;     // bytes between consecutive lanes' addresses
-  std::uint64_t range_bytes = 0;    // linear: wrap offsets into [0, range); random: the range
-  std::vector<std::uint64_t> indices;  // indexed: element indices (address = base + i * size)
-  std::uint64_t seed = 1;           // random addresses
-  swizzle_mode swizzle = swizzle_mode::none;  // layout applied to offsets from base
+inline constexpr std::pair<stream_kind, const char*> stream_kind_names[] = {
+    {stream_kind::linear, "linear"},
+    {stream_kind::indexed, "indexed"},
+    {stream_kind::random, "random"}};
 
-  void visit(param_visitor& v);
+struct traffic_stream : param_struct {
+  property<stream_kind> kind{this, {"kind", "",
+      "linear (base + i * stride), indexed or random addresses"}, stream_kind::linear, stream_kind_names};
+  property<bool> write{this, {"write", "", "stores instead of loads"}, false};
+  property<std::uint64_t> base{this, {"base", "B", "base address"}, 0};
+  property<std::int64_t> stride{this, {"stride", "B",
+      "linear: address step between requests (may be negative)"}, 8};
+  property<std::uint64_t> count{this, {"count", "requests",
+      "number of requests (indexed: 0 = once over the indices)"}, 64};
+  property<unsigned> size{this, {"size", "B",
+      "bytes per request, or per lane of a multi-lane request"}, 8, 1, 4096};
+  property<unsigned> lanes{this, {"lanes", "",
+      "0: plain requests; 1..32: multi-lane requests with this many lanes"}, 0, 0, lanes_extension::max_lanes};
+  property<std::int64_t> lane_stride{this, {"lane_stride", "B",
+      "address step between lanes (0: all lanes on one word)"}, 0};
+  property<std::uint64_t> range_bytes{this, {"range_bytes", "B",
+      "linear: offsets wrap modulo this (0: no wrap); random: range"}, 0};
+  property<std::vector<std::uint64_t>> indices{this, {"indices", "elements",
+      "indexed: element indices, address = base + index * size"}};
+  property<std::uint64_t> seed{this, {"seed", "", "random: address seed"}, 1};
+  property<swizzle_mode> swizzle{this, {"swizzle", "",
+      "shared-memory layout of the offsets from base"}, swizzle_mode::none, swizzle_modes};
+
   std::vector<param_issue> check(const std::string& prefix) const;
 };
 
 struct traffic_generator_params : clocked_params {
-  bool at = false;  // false: LT
-  unsigned issue_interval = 1;
-  unsigned max_outstanding = 16;
-  unsigned quantum = 1000;
-  std::uint64_t start_cycle = 0;
-  std::uint64_t data_seed = 0x5eed;
-  unsigned histogram_bucket = 4;
-  unsigned histogram_buckets = 32;
-  std::vector<traffic_stream> streams = {traffic_stream{}};
+  property<bool> at{this, {"at", "",
+      "use the 4-phase AT protocol (false: LT with temporal decoupling)"}, false};
+  property<unsigned> issue_interval{this, {"issue_interval", "cycles",
+      "cycles between consecutive request issues"}, 1, 1, 1 << 20};
+  property<unsigned> max_outstanding{this, {"max_outstanding", "requests",
+      "requests in flight at most"}, 16, 1, 1 << 20};
+  property<unsigned> quantum{this, {"quantum", "cycles",
+      "LT: temporal decoupling quantum"}, 1000, 1, 1u << 30};
+  property<std::uint64_t> start_cycle{this, {"start_cycle", "cycles",
+      "cycle of the first issue"}, 0, 0, 1000000000000ull};
+  property<std::uint64_t> data_seed{this, {"data_seed", "",
+      "seed of the written data pattern"}, 0x5eed};
+  property<unsigned> histogram_bucket{this, {"histogram_bucket", "cycles",
+      "latency histogram bucket width"}, 4, 1, 1 << 20};
+  property<unsigned> histogram_buckets{this, {"histogram_buckets", "",
+      "latency histogram buckets (plus one overflow)"}, 32, 1, 4096};
+  property<std::vector<traffic_stream>> streams{this, {"streams", "",
+      "request streams, played one after the other"}, {traffic_stream{}}};
 
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;

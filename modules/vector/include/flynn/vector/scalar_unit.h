@@ -23,18 +23,26 @@
 namespace flynn {
 
 struct scalar_unit_params : clocked_params {
-  unsigned lat_add = 4;      // add, sub
-  unsigned lat_logic = 1;    // and, or, xor, slt, seq, packed compare/logic
-  unsigned lat_shift = 1;
-  unsigned lat_mul = 6;
-  unsigned lat_fadd = 6, lat_fmul = 7;
-  unsigned lat_branch = 2;   // dbnz, beqz, bnez, br
-  unsigned lat_other = 1;    // li, mov, halt
-  unsigned lat_packed = 1;   // packed add/sub; pmaddwd uses lat_mul
-  unsigned quantum = 1000;   // cycles of temporal decoupling before synchronising
-  std::uint64_t max_instructions = 1000000000;  // runaway guard
+  property<unsigned> lat_add{this, {"lat_add", "cycles", "add and subtract"}, 4, 1, 1000};
+  property<unsigned> lat_logic{this, {"lat_logic", "cycles",
+      "logic, compare-and-set, packed compare and logic"}, 1, 1, 1000};
+  property<unsigned> lat_shift{this, {"lat_shift", "cycles", "shifts"}, 1, 1, 1000};
+  property<unsigned> lat_mul{this, {"lat_mul", "cycles",
+      "integer multiply and packed multiply-add"}, 6, 1, 1000};
+  property<unsigned> lat_fadd{this, {"lat_fadd", "cycles",
+      "floating-point add and subtract"}, 6, 1, 1000};
+  property<unsigned> lat_fmul{this, {"lat_fmul", "cycles", "floating-point multiply"}, 7, 1, 1000};
+  property<unsigned> lat_branch{this, {"lat_branch", "cycles",
+      "branches, including decrement-and-branch"}, 2, 1, 1000};
+  property<unsigned> lat_other{this, {"lat_other", "cycles",
+      "load immediate, move, halt"}, 1, 1, 1000};
+  property<unsigned> lat_packed{this, {"lat_packed", "cycles",
+      "packed add and subtract"}, 1, 1, 1000};
+  property<unsigned> quantum{this, {"quantum", "cycles",
+      "temporal decoupling quantum"}, 1000, 1, 1u << 30};
+  property<std::uint64_t> max_instructions{this, {"max_instructions", "instructions",
+      "runaway guard: more instructions than this is a fault"}, 1000000000, 1, std::uint64_t(1) << 40};
 
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const { return {}; }
   // Nothing it allocates grows with a parameter beyond a few KiB.
   param_footprint footprint() const { return {}; }

@@ -42,18 +42,42 @@ inline constexpr named_choice<mask_policy> mask_policies[] = {
 };
 
 struct vector_unit_params : clocked_params {
-  unsigned max_vl = 64;
-  unsigned lanes = 1;
-  chaining_policy chaining = chaining_policy::flexible;
-  mask_policy masking = mask_policy::simple;
-  unsigned shared_ports = 1, load_ports = 0, store_ports = 0;
-  bool port_held_until_done = true;  // the lecture's model; false: free after the last element issues
-  unsigned queue_depth = 0;  // 0: issue waits for a free unit/port (Cray-1); N: N may wait per unit
-  unsigned lat_add = 4, lat_logic = 1, lat_shift = 1, lat_mul = 7, lat_div = 20;
-  unsigned lat_fadd = 6, lat_fmul = 7, lat_cmp = 1, lat_control = 1;
+  property<unsigned> max_vl{this, {"max_vl", "elements",
+      "vector register length (elements of 64 bits)"}, 64, 1, 4096};
+  property<unsigned> lanes{this, {"lanes", "",
+      "lanes: element i runs on lane i mod lanes, one element per lane per cycle"}, 1, 1, 32};
+  property<chaining_policy> chaining{this, {"chaining", "",
+      "chaining of dependent instructions"}, chaining_policy::flexible, chaining_policies};
+  property<mask_policy> masking{this, {"masking", "",
+      "masked execution"}, mask_policy::simple, mask_policies};
+  property<unsigned> shared_ports{this, {"shared_ports", "",
+      "memory ports for loads and stores"}, 1, 0, 16};
+  property<unsigned> load_ports{this, {"load_ports", "", "load-only memory ports"}, 0, 0, 16};
+  property<unsigned> store_ports{this, {"store_ports", "", "store-only memory ports"}, 0, 0, 16};
+  property<bool> port_held_until_done{this, {"port_held_until_done", "",
+      "a memory instruction holds its port until its last element is done (false: until its last "
+      "element issued)"}, true};
+  property<unsigned> queue_depth{this, {"queue_depth", "instructions",
+      "instructions that may wait for a busy unit or port without blocking issue (0: issue "
+      "waits, as the Cray-1)"}, 0, 0, 64};
+  property<unsigned> lat_add{this, {"lat_add", "cycles",
+      "integer add/subtract pipeline latency"}, 4, 1, 1000};
+  property<unsigned> lat_logic{this, {"lat_logic", "cycles", "logic pipeline latency"}, 1, 1, 1000};
+  property<unsigned> lat_shift{this, {"lat_shift", "cycles", "shift pipeline latency"}, 1, 1, 1000};
+  property<unsigned> lat_mul{this, {"lat_mul", "cycles",
+      "integer multiply pipeline latency"}, 7, 1, 1000};
+  property<unsigned> lat_div{this, {"lat_div", "cycles",
+      "divide/reciprocal pipeline latency"}, 20, 1, 1000};
+  property<unsigned> lat_fadd{this, {"lat_fadd", "cycles",
+      "floating-point add pipeline latency"}, 6, 1, 1000};
+  property<unsigned> lat_fmul{this, {"lat_fmul", "cycles",
+      "floating-point multiply pipeline latency"}, 7, 1, 1000};
+  property<unsigned> lat_cmp{this, {"lat_cmp", "cycles",
+      "compare (mask-setting) pipeline latency"}, 1, 1, 1000};
+  property<unsigned> lat_control{this, {"lat_control", "cycles",
+      "setvl, setvs and mask-register instructions"}, 1, 1, 1000};
 
   unsigned ports() const { return shared_ports + load_ports + store_ports; }
-  void visit(param_visitor& v);
   std::vector<param_issue> check() const;
   // What it allocates by these parameters (see param_footprint).
   param_footprint footprint() const;
