@@ -54,7 +54,7 @@ std::size_t module::open_transport(const char* socket, const tlm::tlm_generic_pa
                                   const sc_core::sc_time& delay) {
   const std::size_t id = next_transport_id_++;
   open_transports_.push_back({id, socket, gp.get_command(), gp.get_address(), gp.get_data_length(),
-                              to_cycles(sc_core::sc_time_stamp() + delay)});
+                              sc_core::sc_time_stamp() + delay});
   return id;
 }
 
@@ -85,7 +85,7 @@ std::string module::stalled_report() const {
     else
       o << (t.command == tlm::TLM_READ_COMMAND ? "READ" : "WRITE") << " 0x" << std::hex << t.address << std::dec
         << " (" << t.length << " bytes)";
-    o << " issued at cycle " << t.cycle;
+    o << " issued at cycle " << to_cycles(t.at);
     s += (s.empty() ? "" : "; ") + o.str();
   }
   return s;

@@ -23,8 +23,10 @@ traffic_cursor::traffic_cursor(const traffic_generator_params& p) : p_(p) {}
 std::uint64_t traffic_cursor::offset(std::int64_t delta) const {
   const traffic_stream& st = stream();
   if (st.range_bytes == 0) return st.base + static_cast<std::uint64_t>(delta);
-  const std::int64_t r = static_cast<std::int64_t>(st.range_bytes);
-  return st.base + static_cast<std::uint64_t>(((delta % r) + r) % r);
+  // delta modulo the range, in [0, range): one division, none for a range of a power of two.
+  if (delta >= 0) return st.base + range_.remainder(static_cast<std::uint64_t>(delta));
+  const std::uint64_t m = range_.remainder(std::uint64_t(0) - static_cast<std::uint64_t>(delta));
+  return st.base + (m ? st.range_bytes - m : 0);
 }
 
 bool traffic_cursor::next() {
@@ -44,6 +46,10 @@ bool traffic_cursor::next() {
   }
   if (s_ >= p_.streams.size()) return false;
   const traffic_stream& st = stream();
+  if (range_stream_ != s_) {
+    range_ = fixed_divisor(st.range_bytes);
+    range_stream_ = s_;
+  }
   switch (st.kind) {
     case stream_kind::linear:
       // Two's-complement wrap-around (unsigned arithmetic) for huge strides.
@@ -70,17 +76,15 @@ bool traffic_cursor::next() {
   return true;
 }
 
-std::size_t traffic_cursor::length() const {
-  const traffic_stream& st = stream();
-  return std::size_t(st.size) * (st.lanes ? st.lanes : 1);
-}
-
 void traffic_cursor::fill_data(unsigned char* dst) const {
   const std::size_t n = length();
   for (std::size_t b = 0; b < n; b += 8) {
     const std::uint64_t v = mix64(p_.data_seed ^ mix64(serial_ * 4096 + b / 8));
-    for (std::size_t k = 0; k < 8 && b + k < n; ++k)
-      dst[b + k] = static_cast<unsigned char>(v >> (8 * k));
+    if (n - b >= 8) {  // a whole word: a fixed count of byte stores, merged by the compiler
+      for (std::size_t k = 0; k < 8; ++k) dst[b + k] = static_cast<unsigned char>(v >> (8 * k));
+      continue;
+    }
+    for (std::size_t k = 0; b + k < n; ++k) dst[b + k] = static_cast<unsigned char>(v >> (8 * k));
   }
 }
 

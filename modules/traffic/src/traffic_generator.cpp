@@ -1,5 +1,6 @@
 #include "flynn/traffic/traffic_generator.h"
 
+#include "flynn/common/cycle_times.h"
 #include "flynn/common/format.h"
 
 #include <algorithm>
@@ -162,6 +163,12 @@ void traffic_generator::run_lt() {
   tlm::tlm_generic_payload gp;
   std::vector<unsigned char> buf(pool_.capacity());
   inflight f;
+  const sc_core::sc_time quantum = to_time(p_.quantum);
+  cycle_times times(*this);
+  const auto until = [&times](std::uint64_t n) {  // delay_until(n), for the rising cycles planned
+    const sc_core::sc_time when = times(n), now = sc_core::sc_time_stamp();
+    return when > now ? when - now : sc_core::SC_ZERO_TIME;
+  };
   while (c.next()) {
     c.footprint(plan_.next());
     if (!plan_.settle())  // every earlier response is known here
@@ -170,7 +177,7 @@ void traffic_generator::run_lt() {
     f.issued = plan_.cycle();
     setup(gp, buf.data(), f.ext, c);
     plan_.issued(f.serial);
-    sc_core::sc_time delay = delay_until(f.issued);
+    sc_core::sc_time delay = until(f.issued);
     tracked_b_transport(out, gp, delay);
     const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     if (debugging(debug_tlm)) debug_lt(gp, f, done);
@@ -180,7 +187,8 @@ void traffic_generator::run_lt() {
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) wait_until(done);
     complete(gp, f, done);
     plan_.responded(f.serial, done);
-    if (delay_until(plan_.cycle()) >= to_time(p_.quantum)) wait(delay_until(plan_.cycle()));
+    const sc_core::sc_time ahead = until(plan_.cycle());
+    if (ahead >= quantum) wait(ahead);
   }
   wait_until(last_done_);
   done_ = true;

@@ -243,7 +243,7 @@ class module : public sc_core::sc_module {
     tlm::tlm_command command;
     std::uint64_t address;
     unsigned length;
-    std::uint64_t cycle;
+    sc_core::sc_time at;  // (in cycles only when a report needs it: a division per call saved)
   };
   std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
   void debug_transport_done(const char* socket, const tlm::tlm_generic_payload& gp, std::uint64_t at,

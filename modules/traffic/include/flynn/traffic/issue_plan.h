@@ -12,10 +12,8 @@
 // responses arrive, and settle() says when the plan depends on one not seen yet.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <deque>
-#include <functional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -67,21 +65,38 @@ class issue_plan {
   static bool overlaps(const footprint& a, const footprint& b);
   bool order_after_hazards();
   void retire_through(std::uint64_t cycle);
+  record& at(std::size_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  void grow();
 
   std::uint64_t plan_;
   unsigned interval_, max_outstanding_;
   footprint next_;
   bool ordered_ = false;  // next_ already waits for its hazards
   // Requests issued and not retired, by serial from first_serial_ (retired ones are
-  // dropped from the front only, so an index is serial - first_serial_).
-  std::deque<record> records_;
+  // dropped from the front only, so an index is serial - first_serial_): `count_` records
+  // from `head_` in a ring whose size is a power of two. A slot keeps its range buffer
+  // when its record is dropped, for the request that takes the slot next.
+  std::vector<record> ring_ = std::vector<record>(16);
+  std::size_t head_ = 0, count_ = 0;
   std::uint64_t first_serial_ = 0;
   unsigned in_flight_ = 0, writes_in_flight_ = 0;
-  // Known response cycles of requests in flight, earliest first.
-  std::priority_queue<std::pair<std::uint64_t, std::uint64_t>,
-                      std::vector<std::pair<std::uint64_t, std::uint64_t>>, std::greater<>>
-      known_;
-  std::vector<std::vector<range>> spare_;  // range buffers of retired records, reused
+  // Bounds of the requests in flight, and of the writes among them: [lo, hi) spans every
+  // one's bounding range (and may span more: they are narrowed only when the records are
+  // searched). A request outside them conflicts with none, without a search.
+  struct bounds {
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    void add(const footprint& f) {
+      lo = std::min(lo, f.lo);
+      hi = std::max(hi, f.hi);
+    }
+    bool misses(const footprint& f) const { return f.hi <= lo || hi <= f.lo; }
+  };
+  bounds all_, writes_;
+  // Known response cycles of requests in flight as (cycle, serial), earliest first from
+  // known_head_. Responses come mostly in cycle order: a new one mostly goes at the end.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> known_;
+  std::size_t known_head_ = 0;
+  void add_known(std::uint64_t done, std::uint64_t serial);
   stat_counter overlap_stalls_, overlap_stall_cycles_;
 };
 

@@ -16,6 +16,7 @@
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include "flynn/common/bits.h"
 #include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
@@ -95,7 +96,7 @@ class traffic_cursor {
   std::uint64_t index() const { return serial_; }  // request serial number over all streams
   // Plain request: address and length. Multi-lane: lane addresses in `lanes`.
   std::uint64_t address() const { return addr_; }
-  std::size_t length() const;
+  std::size_t length() const { return std::size_t(stream().size) * (stream().lanes ? stream().lanes : 1); }
   const lanes_extension& lanes() const { return lanes_; }
   bool multi_lane() const { return stream().lanes > 0; }
   void fill_data(unsigned char* dst) const;  // write data of this request
@@ -109,6 +110,8 @@ class traffic_cursor {
   bool started_ = false;
   std::uint64_t addr_ = 0;
   lanes_extension lanes_;
+  fixed_divisor range_;  // range_bytes of stream range_stream_
+  std::size_t range_stream_ = SIZE_MAX;
 };
 
 // Functional summary of a run: read-data checksum (order-independent).

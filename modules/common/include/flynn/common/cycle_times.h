@@ -1,0 +1,39 @@
+// The simulated time of cycle n of a module's clock, for a caller that asks about rising
+// cycles one after the other (an LT initiator's requests, a memory's completions): the
+// answer is module::to_time(n)'s, found from the previous one by adding periods (exact
+// integer sums) when n is a few cycles later, instead of a product and a call into the
+// kernel library each time.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+
+#include "flynn/common/module.h"
+
+namespace flynn {
+
+class cycle_times {
+ public:
+  explicit cycle_times(const module& m) : period_(m.clock_period()) {}
+
+  sc_core::sc_time operator()(std::uint64_t n) {
+    if (n == cycle_) return time_;
+    const std::uint64_t k = n - cycle_, p = period_.value();
+    // (Past the kernel's range the sum would wrap where to_time saturates.)
+    if (n > cycle_ && k <= 4 && time_.value() <= UINT64_MAX - k * p) {
+      for (; cycle_ < n; ++cycle_) time_ += period_;
+    } else {
+      time_ = module::to_time(n, period_);
+      cycle_ = n;
+    }
+    return time_;
+  }
+
+ private:
+  sc_core::sc_time period_;
+  std::uint64_t cycle_ = 0;
+  sc_core::sc_time time_ = sc_core::SC_ZERO_TIME;  // of cycle_
+};
+
+}  // namespace flynn
