@@ -164,9 +164,11 @@ void traffic_generator::run_lt() {
   std::vector<unsigned char> buf(pool_.capacity());
   inflight f;
   const sc_core::sc_time quantum = to_time(p_.quantum);
-  cycle_times times(*this);
-  const auto until = [&times](std::uint64_t n) {  // delay_until(n), for the rising cycles planned
-    const sc_core::sc_time when = times(n), now = sc_core::sc_time_stamp();
+  cycle_times times(*this), done_times(*this);
+  // Simulated time, read again only where the thread may have waited.
+  sc_core::sc_time now = sc_core::sc_time_stamp();
+  const auto until = [&times, &now](std::uint64_t n) {  // delay_until(n), for the rising cycles planned
+    const sc_core::sc_time when = times(n);
     return when > now ? when - now : sc_core::SC_ZERO_TIME;
   };
   while (c.next()) {
@@ -179,16 +181,23 @@ void traffic_generator::run_lt() {
     plan_.issued(f.serial);
     sc_core::sc_time delay = until(f.issued);
     tracked_b_transport(out, gp, delay);
-    const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    now = sc_core::sc_time_stamp();
+    const std::uint64_t done = done_times.ceil_cycles(now + delay);
     if (debugging(debug_tlm)) debug_lt(gp, f, done);
     gp.clear_extension(&f.ext);
     // Running ahead of simulated time, a failed request is raised at its own cycle, so that
     // the fault, the run's cycles and its statistics say when it happened.
-    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) wait_until(done);
+    if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+      wait_until(done);
+      now = sc_core::sc_time_stamp();
+    }
     complete(gp, f, done);
     plan_.responded(f.serial, done);
     const sc_core::sc_time ahead = until(plan_.cycle());
-    if (ahead >= quantum) wait(ahead);
+    if (ahead >= quantum) {
+      wait(ahead);
+      now = sc_core::sc_time_stamp();
+    }
   }
   wait_until(last_done_);
   done_ = true;

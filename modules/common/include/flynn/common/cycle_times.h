@@ -2,7 +2,8 @@
 // cycles one after the other (an LT initiator's requests, a memory's completions): the
 // answer is module::to_time(n)'s, found from the previous one by adding periods (exact
 // integer sums) when n is a few cycles later, instead of a product and a call into the
-// kernel library each time.
+// kernel library each time. The other way, ceil_cycles, likewise. (time_ is always
+// to_time(cycle_): a whole number of periods, or sc_max_time() past the kernel's range.)
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,21 @@ class cycle_times {
       cycle_ = n;
     }
     return time_;
+  }
+
+  // module::to_cycles_ceil(t) (the first cycle at or after t), the same way for times that
+  // rise by about a cycle at a time: a time in the cycle after the last one is the next
+  // cycle, without a division.
+  std::uint64_t ceil_cycles(const sc_core::sc_time& t) {
+    const std::uint64_t v = t.value(), base = time_.value(), p = period_.value();
+    if (v == base) return cycle_;
+    if (v > base && v - base <= p && base <= UINT64_MAX - p) {  // in (cycle_, cycle_ + 1]
+      time_ += period_;
+      return ++cycle_;
+    }
+    cycle_ = module::to_cycles_ceil(t, period_);
+    time_ = module::to_time(cycle_, period_);
+    return cycle_;
   }
 
  private:
