@@ -18,7 +18,7 @@ namespace flynn {
 // takes effect then, a read samples the word as it is then. Writes for a cycle still ahead of
 // simulated time (an LT initiator running ahead) wait in `pending_` and reads for later
 // cycles see them; a read for an earlier cycle does not.
-void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later) {
+void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x, unsigned port, bool answer_later) {
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
   const unsigned wb = p_.word_bytes;
@@ -63,11 +63,11 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
     }
   };
   std::uint64_t moved = 0;
-  if (auto* ax = gp.get_extension<atomic_extension>()) {  // (admit checked it: lanes of 4-byte elements)
+  if (auto* ax = x.atomic) {  // (admit checked it: lanes of 4-byte elements)
     // Each lane's element is read, modified and written at the cycle of the wavefront that
     // carries its word; the old element goes back in the lane's place.
     ax->acknowledged = true;
-    lanes_extension& lx = *gp.get_extension<lanes_extension>();
+    lanes_extension& lx = *x.lanes;
     for (unsigned l = 0; l < lx.lanes; ++l) {
       if (!lx.active(l)) continue;
       const std::uint64_t a = lx.address[l], w = word_.quotient(a);
@@ -101,7 +101,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, unsigned port, bool 
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
-  if (auto* lx = gp.get_extension<lanes_extension>(); lx && in_order && range_.second != 0) {
+  if (auto* lx = x.lanes; lx && in_order && range_.second != 0) {
     // The active lanes are one run at consecutive addresses (reserve found): one block.
     lx->acknowledged = true;  // the lanes were honoured (initiators check this)
     const unsigned first_lane = static_cast<unsigned>(__builtin_ctz(lx->active_mask & first_lanes(lx->lanes)));

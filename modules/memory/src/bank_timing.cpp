@@ -20,7 +20,11 @@ std::uint64_t banked_memory::arrival_cycle(const sc_core::sc_time& delay) const 
   return to_cycles_ceil(sc_core::sc_time_stamp() + delay);  // a request between edges is taken at the next edge
 }
 
-bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) const {
+banked_memory::request_ext banked_memory::extensions_of(tlm::tlm_generic_payload& gp) {
+  return {gp.get_extension<atomic_extension>(), gp.get_extension<lanes_extension>()};
+}
+
+bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps, const request_ext& x) const {
   const auto cmd = gp.get_command();
   if ((cmd == tlm::TLM_READ_COMMAND && ps.kind == port_kind::store) ||
       (cmd == tlm::TLM_WRITE_COMMAND && ps.kind == port_kind::load)) {
@@ -41,8 +45,8 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
     return false;
   }
   // An atomic request: a read whose lanes name 4-byte elements, each inside one word.
-  if (gp.get_extension<atomic_extension>()) {
-    const auto* lx = gp.get_extension<lanes_extension>();
+  if (x.atomic) {
+    const auto* lx = x.lanes;
     if (ps.kind != port_kind::shared) {  // it reads and writes: a one-way port refuses it
       gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
       return false;
@@ -57,7 +61,7 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
         return false;
       }
   }
-  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+  if (const auto* lx = x.lanes) {
     if (lx->lanes == 0 || lx->lanes > lanes_extension::max_lanes || lx->lane_bytes == 0 ||
         len != std::uint64_t(lx->lanes) * lx->lane_bytes) {
       gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
@@ -86,10 +90,10 @@ bool banked_memory::admit(tlm::tlm_generic_payload& gp, const port_state& ps) co
 // The usual request: its words are one run of consecutive words (one range, or lanes at
 // consecutive addresses) in distinct banks. Then it is one wavefront over those banks, and
 // wave_banks_ lists them (one per word); false for any other request (collect_words).
-bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
+bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp, const lanes_extension* lx) {
   range_ = {0, 0};
   std::uint64_t a = gp.get_address(), len = gp.get_data_length();
-  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+  if (lx) {
     const std::uint32_t m = lx->active_mask & first_lanes(lx->lanes);
     if (m == 0) return false;
     // The active lanes must be one run l .. k-1 at consecutive addresses.
@@ -128,7 +132,7 @@ bool banked_memory::one_range_banks(tlm::tlm_generic_payload& gp) {
   return true;
 }
 
-void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
+void banked_memory::collect_words(tlm::tlm_generic_payload& gp, const lanes_extension* lx) {
   scratch_.clear();
   bool ordered = true;  // (bank, word) strictly increasing so far: nothing to sort or merge
   auto add_range = [&](std::uint64_t a, std::uint64_t len) {
@@ -141,7 +145,7 @@ void banked_memory::collect_words(tlm::tlm_generic_payload& gp) {
       scratch_.push_back(x);
     }
   };
-  if (const auto* lx = gp.get_extension<lanes_extension>()) {
+  if (lx) {
     for (unsigned l = 0; l < lx->lanes; ++l)
       if (lx->active(l)) {  // a run of active lanes at consecutive addresses is one range
         unsigned k = l + 1;
@@ -185,10 +189,10 @@ void banked_memory::sort_words() {
 // request is delayed only by what occupies them at its own cycles (see the arbitration
 // rule in docs/modules/banked_memory.md).
 banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_payload& gp,
-                                             std::uint64_t arrival, unsigned latency) {
+                                             const lanes_extension* lx, std::uint64_t arrival, unsigned latency) {
   if (p_.ideal) return reserve_ideal(ps, gp, arrival);
-  const bool direct = one_range_banks(gp);
-  if (!direct) collect_words(gp);
+  const bool direct = one_range_banks(gp, lx);
+  if (!direct) collect_words(gp, lx);
   const std::size_t group = p_.multiported_banks ? ps.adapter.index : 0;
   const std::size_t bank_base = group * p_.banks;
   const std::uint64_t busy = p_.busy_cycles();
@@ -221,7 +225,7 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   // the previous one at which all of its banks are free (a bank's own earlier passes in this
   // request included, as they are not booked yet).
   auto schedule = [&](std::uint64_t t0) {
-    passes_.assign(max_run, 0);
+    passes_.resize(max_run);  // (each pass is set below before it is read)
     if (max_run == 1) {  // one word per bank (the usual case): one wavefront, every run one word
       std::uint64_t when = t0;
       if (when < banks_free_at) book_waves();  // (the calendars are asked)
@@ -286,7 +290,8 @@ banked_memory::timing banked_memory::reserve(port_state& ps, tlm::tlm_generic_pa
   // A conflict is a word access later than the fewest passes allow: the request's distinct
   // words need ceil(words / banks) passes whatever the mapping (pass p then at t0 + p * busy);
   // a word in a pass beyond those, or in a pass its banks delayed, waited for a bank.
-  const std::size_t min_passes = std::max<std::size_t>(1, (words + p_.banks - 1) / p_.banks);
+  // (One wavefront has at most a word per bank: one pass, without a division.)
+  const std::size_t min_passes = max_run == 1 ? 1 : std::max<std::size_t>(1, (words + p_.banks - 1) / p_.banks);
   if (max_run > 1) book_passes(max_run, min_passes, t0, group, busy);
   return served(ps, gp, arrival, t0, last, max_run, words, min_passes, latency);
 }

@@ -118,23 +118,33 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
-  if (!admit(gp, ps)) {
+  const request_ext x = extensions_of(gp);
+  if (!admit(gp, ps, x)) {
     ++errors_;
     return;
   }
-  const std::uint64_t arrival = arrival_cycle(delay);
-  const auto caller = sc_core::sc_get_current_process_handle();
+  sc_core::sc_time now = sc_core::sc_time_stamp();
+  const std::uint64_t arrival = arrival_times_.ceil_cycles(now + delay);  // (arrival_cycle, now read once)
+  // (The running process without a handle: a handle counts references to it.)
+  sc_core::sc_process_b* const caller = sc_core::sc_get_current_process_b();
   // A caller that keeps its own local time and that no other process can act before
   // (alone_until) is served at once, ahead of simulated time: no request can come earlier or
   // in its cycle, so time order holds.
-  bool thread = caller.valid() && caller.proc_kind() == sc_core::SC_THREAD_PROC_;
-  if (thread && keeps_local_time(caller) && alone_until(arrival)) {
+  bool thread = caller && sc_core::sc_get_curr_process_kind() == sc_core::SC_THREAD_PROC_;
+  // (alone_until(arrival), with the time of the arrival cycle and the current time at hand)
+  const sc_core::sc_time at = arrival_times_(arrival);
+  const auto alone = [&] {
+    return at < run_limit() && sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
+  };
+  if (thread && keeps_local_time(caller) && alone()) {
     thread = false;
     served_alone_until_ = std::max(served_alone_until_, arrival);
   }
-  if (p_.lt_time_order && thread) wait_until(arrival);  // then granted with that cycle's batch
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (to_time(arrival) == now && thread) {
+  if (p_.lt_time_order && thread) {  // then granted with that cycle's batch
+    wait_until(arrival);
+    now = sc_core::sc_time_stamp();
+  }
+  if (thread && at == now) {
     // A call for the current cycle is granted with the other requests of the cycle, AT or
     // LT, in the arbiter's order: the caller waits the delta cycle that takes.
     lt_grant g;
@@ -146,17 +156,18 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   }
   note_call_order(port, arrival);
   lt_ahead_[port] = std::max(lt_ahead_[port], arrival);
-  const timing t = reserve(ps, gp, arrival, p_.latency);
-  move_data(gp, port);
-  delay = to_time(t.done) - now;
+  const timing t = reserve(ps, gp, x.lanes, arrival, p_.latency);
+  move_data(gp, x, port);
+  delay = done_times_(t.done) - now;
 }
 
 // Whether the module that owns process `caller` keeps its own local time (the last caller's
 // answer is kept: a memory mostly hears from the same few threads).
-bool banked_memory::keeps_local_time(const sc_core::sc_process_handle& caller) {
-  if (caller != last_caller_) {
-    last_caller_ = caller;
-    const auto* m = dynamic_cast<const module*>(caller.get_parent_object());
+// (last_caller_ holds a reference to its process, so another one cannot have its address.)
+bool banked_memory::keeps_local_time(sc_core::sc_process_b* caller) {
+  if (caller != last_caller_.get_process_object()) {
+    last_caller_ = sc_core::sc_process_handle(caller);
+    const auto* m = dynamic_cast<const module*>(caller->get_parent_object());
     last_caller_local_time_ = m && m->keeps_local_time();
   }
   return last_caller_local_time_;
@@ -187,7 +198,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return tlm::TLM_COMPLETED;
   }
-  if (!admit(gp, ps)) {
+  if (!admit(gp, ps, extensions_of(gp))) {
     ++errors_;
     return tlm::TLM_COMPLETED;
   }
@@ -286,14 +297,15 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   tlm::tlm_generic_payload& gp = *r.gp;
   port_state& ps = *ports_[r.port];
   note_call_order(r.port, r.arrival);
+  const request_ext x = extensions_of(gp);
   if (r.lt) {  // an LT call waiting in b_transport: answered there
-    r.lt->t = reserve(ps, gp, r.arrival, r.latency);
-    move_data(gp, r.port);
+    r.lt->t = reserve(ps, gp, x.lanes, r.arrival, r.latency);
+    move_data(gp, x, r.port);
     r.lt->granted.notify();
     return false;
   }
-  const timing t = reserve(ps, gp, r.arrival, r.latency);
-  move_data(gp, r.port, gp.is_read());
+  const timing t = reserve(ps, gp, x.lanes, r.arrival, r.latency);
+  move_data(gp, x, r.port, gp.is_read());
   ps.begin_resp.emplace_back(t.done, &gp);
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(to_time(t.done) - to_time(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once

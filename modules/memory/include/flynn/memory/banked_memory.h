@@ -17,6 +17,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/common/cycle_times.h"
 #include "flynn/common/golden.h"
 #include "flynn/common/module.h"
 #include "flynn/common/params.h"
@@ -26,6 +27,8 @@
 #include "flynn/tlm/lanes_extension.h"
 
 namespace flynn {
+
+class atomic_extension;
 
 enum class memory_init { zero, iota, random };
 
@@ -131,10 +134,18 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
                                                  std::uint64_t wavefronts, std::uint64_t first,
                                                  std::uint64_t done) const;
   // Validates a payload for a port; sets the response status and returns false on error.
-  bool admit(tlm::tlm_generic_payload& gp, const port_state& ps) const;
+  // The extensions of a request that the memory acts on, looked up once per call (a lookup
+  // is a call into the kernel library).
+  struct request_ext {
+    atomic_extension* atomic;
+    lanes_extension* lanes;
+  };
+  static request_ext extensions_of(tlm::tlm_generic_payload& gp);
+  bool admit(tlm::tlm_generic_payload& gp, const port_state& ps, const request_ext& x) const;
   // Reserves port and banks for a request arriving at `arrival` (cycles).
   // `latency`: the access latency that applies to it.
-  timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival, unsigned latency);
+  timing reserve(port_state& ps, tlm::tlm_generic_payload& gp, const lanes_extension* lx, std::uint64_t arrival,
+                 unsigned latency);
   std::size_t plan_waves(bool direct);
   timing reserve_ideal(port_state& ps, tlm::tlm_generic_payload& gp, std::uint64_t arrival);
   void book_passes(std::size_t max_run, std::size_t min_passes, std::uint64_t t0, std::size_t group, std::uint64_t busy);
@@ -142,8 +153,8 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
                 std::uint64_t last, std::size_t max_run, std::size_t words, std::size_t min_passes, unsigned latency);
   trace_sink* timeline_ = nullptr;  // memory transactions as async spans
   std::uint64_t spans_ = 0;
-  void collect_words(tlm::tlm_generic_payload& gp);
-  bool one_range_banks(tlm::tlm_generic_payload& gp);
+  void collect_words(tlm::tlm_generic_payload& gp, const lanes_extension* lx);
+  bool one_range_banks(tlm::tlm_generic_payload& gp, const lanes_extension* lx);
   // The banks of a one-wavefront request: as a mask with at most 64 banks, else listed; and
   // its words (one per bank).
   std::uint64_t wave_mask_ = 0, all_banks_ = 0;  // (all_banks_: the mask of every bank)
@@ -156,8 +167,10 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   std::uint64_t bank_stamp_ = 0;
   // `answer_later`: an AT read, answered at its BEGIN_RESP, whose words a write granted after
   // it but landing at or before their cycles still changes (see watch_).
-  void move_data(tlm::tlm_generic_payload& gp, unsigned port, bool answer_later = false);
+  void move_data(tlm::tlm_generic_payload& gp, const request_ext& x, unsigned port, bool answer_later = false);
   std::uint64_t arrival_cycle(const sc_core::sc_time& delay) const;
+  cycle_times done_times_{*this};     // LT: the times of the completions, mostly rising
+  cycle_times arrival_times_{*this};  // LT: the arrival cycles, mostly rising
 
   // Transport, per port.
   void b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -309,7 +322,7 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
       "words/cycle", "word accesses per cycle from the first to the last wavefront issued"};
   std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
   void note_call_order(unsigned port, std::uint64_t arrival);
-  bool keeps_local_time(const sc_core::sc_process_handle& caller);
+  bool keeps_local_time(sc_core::sc_process_b* caller);
   sc_core::sc_process_handle last_caller_;
   bool last_caller_local_time_ = false;
 

@@ -23,6 +23,7 @@ class occupancy_calendar {
   // The first cycle c >= from at which [c, c + len) overlaps no booking.
   std::uint64_t first_free(std::uint64_t from, std::uint64_t len) const {
     if (head_ == busy_.size() || from >= busy_.back().to) return from;  // after everything booked
+    if (from >= run_from_) return busy_.back().to;  // in the booked run that ends the calendar
     std::uint64_t c = from;
     for (auto it = first_ending_after(c); it != busy_.end() && it->from < c + len; ++it) c = std::max(c, it->to);
     return c;
@@ -33,6 +34,7 @@ class occupancy_calendar {
   void book(std::uint64_t from, std::uint64_t to, std::uint64_t tag = 0) {
     if (to <= from) return;
     if (head_ == busy_.size() || from >= busy_.back().to) {  // the usual case: at the end
+      if (head_ == busy_.size() || busy_.back().to != from) run_from_ = from;  // a gap before it: a new run
       if (merge_ && head_ < busy_.size() && busy_.back().to == from)
         busy_.back().to = to;
       else
@@ -58,6 +60,7 @@ class occupancy_calendar {
   // Forgets bookings that end at or before `c` (no later request can need those cycles).
   void forget_before(std::uint64_t c) {
     while (head_ < busy_.size() && busy_[head_].to <= c) ++head_;
+    if (head_ < busy_.size()) run_from_ = std::max(run_from_, busy_[head_].from);  // (forgotten cycles are free)
     if (head_ > 64 && head_ * 2 > busy_.size()) {
       busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
@@ -108,6 +111,11 @@ class occupancy_calendar {
   bool merge_;
   std::vector<booking> busy_;
   std::size_t head_ = 0;  // bookings before it are forgotten
+  // Every cycle from run_from_ to the end of the last booking is booked (when any is): a
+  // request that comes while a resource is taken back to back, as a port with a queue of
+  // requests, is then free at that end without a search. A booking before the end only
+  // fills a gap, so it keeps this true.
+  std::uint64_t run_from_ = 0;
 };
 
 }  // namespace flynn
