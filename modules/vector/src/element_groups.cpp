@@ -471,10 +471,9 @@ std::string vector_unit::pending_work() const {
 // ---------------------------------------------------------------------------- tracing
 
 void vector_unit::attach_trace(trace_sink& sink) {
-  static const char* unit_names[] = {"add", "logic", "shift", "mul", "div", "fadd", "fmul", "cmp"};
   for (std::size_t u = 0; u < units_.size(); ++u) {
-    units_[u].busy.attach(&sink, name(), std::string("fu_") + unit_names[u] + "_busy", 1);
-    units_[u].element.attach(&sink, name(), std::string("fu_") + unit_names[u] + "_element", 16);
+    units_[u].busy.attach(&sink, name(), std::string("fu_") + fu_names[u] + "_busy", 1);
+    units_[u].element.attach(&sink, name(), std::string("fu_") + fu_names[u] + "_element", 16);
   }
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     ports_[i]->busy.attach(&sink, name(), "port" + std::to_string(i) + "_busy", 1);

@@ -26,55 +26,17 @@ vector_unit::vector_unit(const sc_core::sc_module_name& name, const params& p)
   }
   vm_.assign(p_.max_vl, true);
   vl_ = p_.max_vl;
+  for (std::size_t u = 0; u < units_.size(); ++u)
+    units_[u].stats.nest_in(parts_stats_, std::string("fu_") + fu_names[u] + "_", std::string(fu_names[u]) + " unit: ");
   for (unsigned i = 0; i < p_.ports(); ++i) {
     const auto k = i < p_.shared_ports                   ? mem_port::shared
                    : i < p_.shared_ports + p_.load_ports ? mem_port::load
                                                          : mem_port::store;
     ports_.push_back(std::make_unique<mem_port>(this, ("port" + std::to_string(i)).c_str(), k));
+    ports_.back()->stats.nest_in(parts_stats_, "port" + std::to_string(i) + "_", "memory port " + std::to_string(i) + ": ");
   }
   ops_hist_.resize(std::size_t(p_.lanes) * (std::size_t(fu::count_) + p_.ports()) + 1);
   reg_progress_.resize(8);
-
-  static const char* unit_names[] = {"add", "logic", "shift", "mul", "div", "fadd", "fmul", "cmp"};
-  // Each function unit's and memory port's statistics, and those written after them, are
-  // entered here rather than at members: the number of ports is a parameter (the ports are
-  // made above).
-  for (std::size_t u = 0; u < units_.size(); ++u) {
-    stats_.add(std::string("fu_") + unit_names[u] + "_elements", units_[u].element_ops, "elements",
-               std::string(unit_names[u]) + " unit: element operations");
-    stats_.add(std::string("fu_") + unit_names[u] + "_busy_cycles", units_[u].busy_cycles, "cycles",
-               std::string(unit_names[u]) + " unit: cycles an element group entered the pipeline");
-  }
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    stats_.add("port" + std::to_string(i) + "_elements", ports_[i]->elements, "elements",
-               "memory port " + std::to_string(i) + ": elements transferred");
-    stats_.add("port" + std::to_string(i) + "_busy_cycles", ports_[i]->busy_cycles, "cycles",
-               "memory port " + std::to_string(i) + ": cycles held by a memory instruction");
-  }
-  stats_.add("element_ops_per_cycle", ops_hist_, "cycles",
-             "histogram: cycles (from the first vector element to the last) with k element operations starting, k = index");
-  stats_.add_real(
-      "peak_element_ops_per_cycle",
-      [this] {
-        for (std::size_t k = ops_hist_.size(); k-- > 0;)
-          if (ops_hist_[k].value()) return double(k);
-        return 0.0;
-      },
-      "elements/cycle", "most element operations started in one cycle");
-  stats_.add_real(
-      "issue_rate",
-      [this] {
-        return issued_any_ ? double(instructions_.value()) / double(last_issue_ - first_issue_ + 1) : 0.0;
-      },
-      "instructions/cycle", "vector instructions issued per cycle from the first issue to the last");
-  stats_.add_real(
-      "lane_utilisation",
-      [this] {
-        std::uint64_t busy = 0;
-        for (const auto& u : units_) busy += u.busy_cycles.value();
-        return busy ? double(element_ops_.value() - mem_elements_.value()) / double(busy * p_.lanes) : 0.0;
-      },
-      "", "arithmetic element operations / (lanes x unit busy cycles)");
 }
 
 // A run stopped by a fault leaves requests in flight; their payloads must not take the

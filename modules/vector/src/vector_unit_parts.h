@@ -14,6 +14,9 @@
 
 namespace flynn {
 
+// The function units' names (in fu order), in their statistics and trace signals.
+inline constexpr const char* fu_names[] = {"add", "logic", "shift", "mul", "div", "fadd", "fmul", "cmp"};
+
 // A memory port: an AT initiator socket with one request phase open at a time; element
 // groups wait in `requests_out` for their turn (each sent for its own cycle).
 struct vector_unit::mem_port final : no_dmi_initiator {
@@ -23,7 +26,10 @@ struct vector_unit::mem_port final : no_dmi_initiator {
   time_cell free_at = std::make_shared<std::uint64_t>(0);  // the last memory instruction's release
   std::deque<time_cell> waiting;
   at_request_queue requests_out;
-  stat_counter elements, busy_cycles, instructions;
+  stats_group stats;  // nested in the unit's as "port<i>_"
+  statistic elements{stats, "elements", "elements", "elements transferred"};
+  statistic busy_cycles{stats, "busy_cycles", "cycles", "cycles held by a memory instruction"};
+  stat_counter instructions;
   trace_signal busy, element;
   mem_port(vector_unit* o, const char* n, kind_t k) : kind(k), owner(o), socket(n) { socket.bind(*this); }
   bool can(bool store_op) const { return kind == shared || (store_op ? kind == store : kind == load); }

@@ -80,9 +80,16 @@ class stats_group {
   // are listed in the parent at the place the nested group was made (for a member, where it
   // is declared), each named name_prefix + its name and described description_prefix + its
   // description. Groups nest to any depth; the parent must outlive the nested group.
-  stats_group(stats_group& parent, std::string name_prefix, std::string description_prefix = {})
-      : owner_(parent.owner_), parent_(&parent), prefix_(std::move(name_prefix)),
-        description_prefix_(std::move(description_prefix)) {
+  stats_group(stats_group& parent, std::string name_prefix, std::string description_prefix = {}) {
+    nest_in(parent, std::move(name_prefix), std::move(description_prefix));
+  }
+  // The same for a group made on its own (a part in an array, made before its parent knows
+  // how it is named): listed in `parent` from here on, at the parent's end as it is now.
+  void nest_in(stats_group& parent, std::string name_prefix, std::string description_prefix = {}) {
+    owner_ = parent.owner_;
+    parent_ = &parent;
+    prefix_ = std::move(name_prefix);
+    description_prefix_ = std::move(description_prefix);
     parent.children_.push_back({parent.entries_.size(), this});
     parent.changed();
   }

@@ -123,7 +123,10 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   struct unit_state {
     time_cell free_at = std::make_shared<std::uint64_t>(0);  // the last instruction's release
     std::deque<time_cell> waiting;  // first-element start of queued instructions
-    stat_counter element_ops, busy_cycles, instructions;
+    stats_group stats;              // nested in the unit's as "fu_<name>_"
+    statistic element_ops{stats, "elements", "elements", "element operations"};
+    statistic busy_cycles{stats, "busy_cycles", "cycles", "cycles an element group entered the pipeline"};
+    stat_counter instructions;
     trace_signal busy, element;
   };
 
@@ -234,10 +237,8 @@ class vector_unit : public module, public vec::vector_dispatch_if {
   std::uint64_t ops_window_base_ = 0;
   std::uint64_t ops_base_ = 0;                          // first cycle not yet folded
   bool ops_started_ = false;
-  std::vector<stat_counter> ops_hist_;  // cycles with k element operations, k = index
 
-  // Statistics, in the order they are written; each function unit's and memory port's, and
-  // those written after them, are entered by the constructor.
+  // Statistics, in the order they are written.
   statistic instructions_{stats_, "instructions", "instructions",
                           "vector instructions dispatched (control included)"};
   statistic element_ops_{stats_, "element_ops", "elements", "element operations (arithmetic, compare, memory)"};
@@ -250,6 +251,34 @@ class vector_unit : public module, public vec::vector_dispatch_if {
                             "elements not written because their mask bit is 0"};
   statistic port_stall_{stats_, "port_stall_cycles", "cycles",
                         "cycles memory instructions waited for a port held by an earlier one"};
+  // Each function unit's, then each memory port's (their number is a parameter): nested
+  // groups the constructor places here.
+  stats_group parts_stats_{stats_, ""};
+  statistic_vector ops_hist_{stats_, "element_ops_per_cycle", "cycles",
+                             "histogram: cycles (from the first vector element to the last) with k element operations "
+                             "starting, k = index"};
+  stat_formula peak_ops_{stats_, "peak_element_ops_per_cycle",
+                         [this] {
+                           for (std::size_t k = ops_hist_.size(); k-- > 0;)
+                             if (ops_hist_[k].value()) return double(k);
+                           return 0.0;
+                         },
+                         "elements/cycle", "most element operations started in one cycle"};
+  stat_formula issue_rate_{stats_, "issue_rate",
+                           [this] {
+                             return issued_any_ ? double(instructions_.value()) / double(last_issue_ - first_issue_ + 1)
+                                                : 0.0;
+                           },
+                           "instructions/cycle", "vector instructions issued per cycle from the first issue to the last"};
+  stat_formula lane_utilisation_{stats_, "lane_utilisation",
+                                 [this] {
+                                   std::uint64_t busy = 0;
+                                   for (const auto& u : units_) busy += u.busy_cycles.value();
+                                   return busy ? double(element_ops_.value() - mem_elements_.value()) /
+                                                     double(busy * p_.lanes)
+                                               : 0.0;
+                                 },
+                                 "", "arithmetic element operations / (lanes x unit busy cycles)"};
   trace_signal vl_sig_, vm_pop_sig_;
   std::vector<trace_signal> reg_progress_;
 };
