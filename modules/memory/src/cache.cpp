@@ -25,11 +25,8 @@ param_footprint cache_params::footprint() const {
 
 std::vector<param_issue> cache_params::check() const {
   std::vector<param_issue> r;
-  auto pow2 = [&](const char* f, unsigned x) {
-    if (x & (x - 1)) r.push_back({f, "a power of two", std::to_string(x)});
-  };
-  pow2("line_bytes", line_bytes);
-  pow2("sector_bytes", sector_bytes);
+  require_power_of_two(r, "line_bytes", line_bytes);
+  require_power_of_two(r, "sector_bytes", sector_bytes);
   if (sector_bytes > line_bytes)
     r.push_back({"sector_bytes", "at most line_bytes (" + std::to_string(line_bytes) + ")", std::to_string(sector_bytes)});
   else if (line_bytes / sector_bytes > 32)

@@ -12,8 +12,7 @@ param_footprint crossbar_params::footprint() const {
 
 std::vector<param_issue> crossbar_params::check() const {
   std::vector<param_issue> r;
-  if (interleave_bytes & (interleave_bytes - 1))
-    r.push_back({"interleave_bytes", "a power of two", std::to_string(interleave_bytes)});
+  require_power_of_two(r, "interleave_bytes", interleave_bytes);
   if (hash == slice_hash::xor_fold && (outputs & (outputs - 1)))
     r.push_back({"outputs", "a power of two with hash xor", std::to_string(outputs)});
   if (partitions > ports || partitions > outputs)

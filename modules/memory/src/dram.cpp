@@ -21,12 +21,9 @@ param_footprint dram_params::footprint() const {
 
 std::vector<param_issue> dram_params::check() const {
   std::vector<param_issue> r;
-  auto pow2 = [&](const char* f, unsigned x) {
-    if (x & (x - 1)) r.push_back({f, "a power of two", std::to_string(x)});
-  };
-  pow2("row_bytes", row_bytes);
-  pow2("burst_bytes", burst_bytes);
-  pow2("interleave_bytes", interleave_bytes);
+  require_power_of_two(r, "row_bytes", row_bytes);
+  require_power_of_two(r, "burst_bytes", burst_bytes);
+  require_power_of_two(r, "interleave_bytes", interleave_bytes);
   if (interleave_bytes < burst_bytes)
     r.push_back({"interleave_bytes", "at least burst_bytes (" + std::to_string(burst_bytes) + ")",
                  std::to_string(interleave_bytes)});

@@ -24,8 +24,7 @@ std::vector<param_issue> simt_core_params::check() const {
   if (divergence == divergence_policy::dwf && sub_partitions > 1)
     r.push_back({"sub_partitions", "1 with divergence dwf (dwf forms warps across the whole core)",
                  std::to_string(sub_partitions)});
-  if (segment_bytes & (segment_bytes - 1))
-    r.push_back({"segment_bytes", "a power of two", std::to_string(segment_bytes)});
+  require_power_of_two(r, "segment_bytes", segment_bytes);
   if (max_threads < warp_size)
     r.push_back({"max_threads", "at least warp_size (" + std::to_string(warp_size) + ")", std::to_string(max_threads)});
   return r;

@@ -25,6 +25,12 @@ struct param_issue {
   std::string field, expected, found;
 };
 
+// Adds an issue to `r` unless `value` (of parameter `field`) is a power of two or 0 (a zero is
+// left to the parameter's range).
+inline void require_power_of_two(std::vector<param_issue>& r, const char* field, std::uint64_t value) {
+  if (value & (value - 1)) r.push_back({field, "a power of two", std::to_string(value)});
+}
+
 // Throws std::invalid_argument listing the issues (for C++ users); the platform checks the
 // same list first to produce precise scenario errors.
 void throw_if_invalid(const std::string& type, const std::vector<param_issue>& issues);
