@@ -29,7 +29,6 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
   // word_when_ is sorted by word and the words come mostly in increasing order: the entry
   // after the last one found is tried first.
   auto next_when = word_when_.cbegin();
-  watch_list* watched = nullptr;  // this request's watch records
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {
       if (rd) std::memcpy(buf, &data_[a], n);
@@ -51,8 +50,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty() && pending_.first(w) != pending_.none) overlay(w, when, lo, hi, b);
         if (answer_later) {
-          if (!watched) watched = &watch_list_of(&gp);
-          watched->emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
+          new_watches_.emplace_back(w, watch_.add(w, read_watch{when, lo, hi, b}));
         } else if (p_.lt_race_fault && when >= now) {
           lt_reads_.remove_if(w, [now](const lt_read& r) { return r.cycle < now; });  // past: cannot race
           lt_reads_.add(w, lt_read{when, now, port});
@@ -198,27 +196,11 @@ void banked_memory::refresh_watchers(std::uint64_t w, std::uint64_t when) {
   }
 }
 
-// The watch records of `gp`'s read, made empty (reusing an emptied list's capacity) if none.
-banked_memory::watch_list& banked_memory::watch_list_of(const tlm::tlm_generic_payload* gp) {
-  for (auto it = watched_.rbegin(); it != watched_.rend(); ++it)
-    if (it->first == gp) return it->second;
-  watched_.emplace_back(gp, watch_list{});
-  if (!spare_watch_lists_.empty()) {
-    watched_.back().second.swap(spare_watch_lists_.back());
-    spare_watch_lists_.pop_back();
-  }
-  return watched_.back().second;
-}
-
-void banked_memory::unwatch(const tlm::tlm_generic_payload* gp) {
-  auto it = watched_.rbegin();
-  while (it != watched_.rend() && it->first != gp) ++it;
-  if (it == watched_.rend()) return;
-  for (const auto& [w, slot] : it->second) watch_.remove(w, slot);
-  it->second.clear();
-  spare_watch_lists_.push_back(std::move(it->second));
-  std::swap(*it, watched_.back());
-  watched_.pop_back();
+// Removes a read's watch records (its data are final) and keeps the emptied list's capacity.
+void banked_memory::unwatch(watch_list& records) {
+  for (const auto& [w, slot] : records) watch_.remove(w, slot);
+  records.clear();
+  spare_watch_lists_.push_back(std::move(records));
 }
 
 // A read of bytes [lo, hi) of word w at cycle `when` sees the queued writes up to then, in

@@ -148,7 +148,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     // A call for the current cycle is granted with the other requests of the cycle, AT or
     // LT, in the arbiter's order: the caller waits the delta cycle that takes.
     lt_grant g;
-    at_pending_.push_back({arrival, port, at_seq_++, &gp, &g, p_.latency});
+    at_pending_.push_back({arrival, port, at_seq_++, &gp, &g, p_.latency, x});
     schedule_arbiter(arrival);
     sc_core::wait(g.granted);
     delay = to_time(g.t.done) - sc_core::sc_time_stamp();
@@ -198,7 +198,8 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return tlm::TLM_COMPLETED;
   }
-  if (!admit(gp, ps, extensions_of(gp))) {
+  const request_ext x = extensions_of(gp);
+  if (!admit(gp, ps, x)) {
     ++errors_;
     return tlm::TLM_COMPLETED;
   }
@@ -206,7 +207,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
   // requests of one cycle are granted together, by port number (see arbitrate()).
   const std::uint64_t arrival = arrival_cycle(delay);
   if (gp.has_mm()) gp.acquire();
-  at_pending_.push_back({arrival, port, at_seq_++, &gp, nullptr, p_.latency});
+  at_pending_.push_back({arrival, port, at_seq_++, &gp, nullptr, p_.latency, x});
   // The response comes after the last wavefront plus the latency: not before arrival + latency.
   if (auto* bound = gp.get_extension<response_bound_extension>()) {
     bound->promised = true;
@@ -297,7 +298,7 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   tlm::tlm_generic_payload& gp = *r.gp;
   port_state& ps = *ports_[r.port];
   note_call_order(r.port, r.arrival);
-  const request_ext x = extensions_of(gp);
+  const request_ext& x = r.x;
   if (r.lt) {  // an LT call waiting in b_transport: answered there
     r.lt->t = reserve(ps, gp, x.lanes, r.arrival, r.latency);
     move_data(gp, x, r.port);
@@ -306,7 +307,12 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   }
   const timing t = reserve(ps, gp, x.lanes, r.arrival, r.latency);
   move_data(gp, x, r.port, gp.is_read());
-  ps.begin_resp.emplace_back(t.done, &gp);
+  ps.begin_resp.push_back({t.done, &gp, std::move(new_watches_)});
+  new_watches_.clear();  // (moved from: empty; a spare list's capacity is taken when one is kept)
+  if (!spare_watch_lists_.empty()) {
+    new_watches_.swap(spare_watch_lists_.back());
+    spare_watch_lists_.pop_back();
+  }
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(to_time(t.done) - to_time(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once
     tlm::tlm_phase ph = tlm::END_REQ;
@@ -336,10 +342,11 @@ void banked_memory::begin_resp_process(unsigned port) {
   port_state& ps = *ports_[port];
   const auto now = sc_core::sc_time_stamp();
   const std::uint64_t now_cycle = to_cycles(now);  // (cycle c has come when c <= now_cycle)
-  while (!ps.awaiting_end_resp && !ps.begin_resp.empty() && ps.begin_resp.front().first <= now_cycle) {
-    tlm::tlm_generic_payload* gp = ps.begin_resp.front().second;
+  while (!ps.awaiting_end_resp && !ps.begin_resp.empty() && ps.begin_resp.front().due <= now_cycle) {
+    tlm::tlm_generic_payload* gp = ps.begin_resp.front().gp;
+    // Its data are final: the initiator owns them now.
+    if (!ps.begin_resp.front().watches.empty()) unwatch(ps.begin_resp.front().watches);
     ps.begin_resp.pop_front();
-    if (!watched_.empty()) unwatch(gp);  // its data are final: the initiator owns them now
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum r = (*ps.socket)->nb_transport_bw(*gp, ph, d);
@@ -352,7 +359,7 @@ void banked_memory::begin_resp_process(unsigned port) {
     }
   }
   if (!ps.awaiting_end_resp && !ps.begin_resp.empty()) {
-    const auto due = to_time(ps.begin_resp.front().first);
+    const auto due = to_time(ps.begin_resp.front().due);
     ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
   }
 }

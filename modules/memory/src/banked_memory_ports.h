@@ -34,8 +34,16 @@ struct banked_memory::port_state {
   port_adapter adapter;
   port_kind kind;
   occupancy_calendar calendar{false};  // cycles each request holds the port; tag: its first wavefront
-  // AT: END_REQ and BEGIN_RESP due, each in non-decreasing time order.
-  std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req, begin_resp;
+  // AT: END_REQ and BEGIN_RESP due, each in non-decreasing time order. A read's response
+  // carries the watch records of its words (see watch_): they go when it is answered, with
+  // no search for them.
+  struct response {
+    std::uint64_t due;
+    tlm::tlm_generic_payload* gp;
+    watch_list watches;
+  };
+  std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req;
+  std::deque<response> begin_resp;
   sc_core::sc_event end_req_ev, begin_resp_ev;
   bool awaiting_end_resp = false;
   const tlm::tlm_generic_payload* resp_sent = nullptr;  // the response awaiting END_RESP

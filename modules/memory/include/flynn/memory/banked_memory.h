@@ -195,6 +195,7 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
     tlm::tlm_generic_payload* gp;
     lt_grant* lt = nullptr;  // set for an LT call
     unsigned latency = 0;    // the access latency when the request arrived (set_latency applies to later ones)
+    request_ext x{};         // its extensions, looked up when it came (a payload in flight keeps them)
   };
   std::vector<at_request> at_pending_, batch_;
   bool grant_at(const at_request& r, std::uint64_t now);
@@ -268,12 +269,12 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   };
   word_records<read_watch> watch_;
   using watch_list = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
-  // By payload, the few reads in flight (searched from the newest; a table of hashes cost more).
-  std::vector<std::pair<const tlm::tlm_generic_payload*, watch_list>> watched_;
-  watch_list& watch_list_of(const tlm::tlm_generic_payload* gp);
+  // The records move_data made for the request it moved last (an AT read): grant_at hands
+  // them to the request's response, which removes them when it is answered.
+  watch_list new_watches_;
   std::vector<watch_list> spare_watch_lists_;  // emptied lists, keeping their capacity
   void refresh_watchers(std::uint64_t w, std::uint64_t when);
-  void unwatch(const tlm::tlm_generic_payload* gp);
+  void unwatch(watch_list& records);
   unsigned since_forget_ = 0;
   // The latest cycle served at once to a caller alone until it (b_transport): no request can
   // come for an earlier cycle, so the bookings that ended before it are the past too.
