@@ -22,10 +22,11 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
   const bool rd = gp.is_read();
   unsigned char* d = gp.get_data_ptr();
   const unsigned wb = p_.word_bytes;
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
-  commit_until(now);
   // A single-port memory serves its requests in order: the bytes move at once, as a block.
+  // It queues no writes either, so it needs neither the current cycle nor to land any.
   const bool in_order = ports_.size() == 1;
+  const std::uint64_t now = in_order ? 0 : to_cycles(sc_core::sc_time_stamp());
+  if (!in_order) commit_until(now);
   // word_when_ is sorted by word and the words come mostly in increasing order: the entry
   // after the last one found is tried first.
   auto next_when = word_when_.cbegin();

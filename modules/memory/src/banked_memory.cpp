@@ -70,11 +70,6 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
     o.dont_initialize();
     o.set_sensitivity(&ps.end_req_ev);
     sc_core::sc_spawn([this, i] { end_req_process(i); }, (sn + "_end_req").c_str(), &o);
-    sc_core::sc_spawn_options o2;
-    o2.spawn_method();
-    o2.dont_initialize();
-    o2.set_sensitivity(&ps.begin_resp_ev);
-    sc_core::sc_spawn([this, i] { begin_resp_process(i); }, (sn + "_begin_resp").c_str(), &o2);
   }
   {
     sc_core::sc_spawn_options o;
@@ -82,6 +77,11 @@ banked_memory::banked_memory(const sc_core::sc_module_name& name, const params& 
     o.dont_initialize();
     o.set_sensitivity(&arbiter_ev_);
     sc_core::sc_spawn([this] { arbitrate(); }, "at_arbiter", &o);
+    sc_core::sc_spawn_options o2;
+    o2.spawn_method();
+    o2.dont_initialize();
+    o2.set_sensitivity(&respond_ev_);
+    sc_core::sc_spawn([this] { respond(); }, "responder", &o2);
   }
   banks_.assign(std::size_t(p_.banks) * (p_.multiported_banks ? n : 1), occupancy_calendar{});
   bank_end_.assign(banks_.size(), 0);
@@ -186,7 +186,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
     }
     ps.awaiting_end_resp = false;
     ps.resp_sent = nullptr;
-    if (!ps.begin_resp.empty()) ps.begin_resp_ev.notify(sc_core::SC_ZERO_TIME);
+    if (!ps.begin_resp.empty()) respond_ev_.notify(sc_core::SC_ZERO_TIME);
     if (gp.has_mm()) gp.release();
     return tlm::TLM_COMPLETED;
   }
@@ -313,7 +313,7 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
     new_watches_.swap(spare_watch_lists_.back());
     spare_watch_lists_.pop_back();
   }
-  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) ps.begin_resp_ev.notify(to_time(t.done) - to_time(now));
+  if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) respond_ev_.notify(to_time(t.done) - to_time(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once
     tlm::tlm_phase ph = tlm::END_REQ;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
@@ -338,10 +338,27 @@ void banked_memory::end_req_process(unsigned port) {
   if (!ps.end_req.empty()) ps.end_req_ev.notify(to_time(ps.end_req.front().first) - now);
 }
 
-void banked_memory::begin_resp_process(unsigned port) {
-  port_state& ps = *ports_[port];
+// BEGIN_RESP of every port's responses that are due, by one process for all ports: one
+// wake-up per cycle with responses, however many ports answer in it. A port's responses go
+// in order, each once the previous one's END_RESP has come; the process is woken again at
+// the earliest response still due (an event keeps only its earliest notification, and each
+// run sets it anew).
+void banked_memory::respond() {
   const auto now = sc_core::sc_time_stamp();
   const std::uint64_t now_cycle = to_cycles(now);  // (cycle c has come when c <= now_cycle)
+  std::uint64_t next = UINT64_MAX;
+  for (auto& p : ports_) {
+    port_state& ps = *p;
+    respond_port(ps, now_cycle);
+    if (!ps.awaiting_end_resp && !ps.begin_resp.empty()) next = std::min(next, ps.begin_resp.front().due);
+  }
+  if (next != UINT64_MAX) {
+    const auto due = to_time(next);
+    respond_ev_.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
+  }
+}
+
+void banked_memory::respond_port(port_state& ps, std::uint64_t now_cycle) {
   while (!ps.awaiting_end_resp && !ps.begin_resp.empty() && ps.begin_resp.front().due <= now_cycle) {
     tlm::tlm_generic_payload* gp = ps.begin_resp.front().gp;
     // Its data are final: the initiator owns them now.
@@ -357,10 +374,6 @@ void banked_memory::begin_resp_process(unsigned port) {
     } else if (gp->has_mm()) {
       gp->release();
     }
-  }
-  if (!ps.awaiting_end_resp && !ps.begin_resp.empty()) {
-    const auto due = to_time(ps.begin_resp.front().due);
-    ps.begin_resp_ev.notify(due > now ? due - now : sc_core::SC_ZERO_TIME);
   }
 }
 

@@ -44,7 +44,7 @@ struct banked_memory::port_state {
   };
   std::deque<std::pair<std::uint64_t, tlm::tlm_generic_payload*>> end_req;
   std::deque<response> begin_resp;
-  sc_core::sc_event end_req_ev, begin_resp_ev;
+  sc_core::sc_event end_req_ev;
   bool awaiting_end_resp = false;
   const tlm::tlm_generic_payload* resp_sent = nullptr;  // the response awaiting END_RESP
   std::uint64_t resp_sent_at = 0;

@@ -202,7 +202,9 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   std::uint64_t at_seq_ = 0;
   sc_core::sc_event arbiter_ev_;
   bool arbiter_settled_ = false;
-  void begin_resp_process(unsigned port);
+  void respond();
+  void respond_port(port_state& ps, std::uint64_t now_cycle);
+  sc_core::sc_event respond_ev_;  // the responder's wake-up (see respond())
   void invalidate_dmi();
   bool dmi_granted_ = false;  // a DMI pointer may be held (none invalidated since the last grant)
 
