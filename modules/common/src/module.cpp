@@ -67,6 +67,21 @@ bool module::fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>
   return true;
 }
 
+std::unique_ptr<tlm::tlm_generic_payload> module::take_payload() {
+  if (spare_payloads_.empty()) return std::make_unique<tlm::tlm_generic_payload>();
+  std::unique_ptr<tlm::tlm_generic_payload> gp = std::move(spare_payloads_.back());
+  spare_payloads_.pop_back();
+  return gp;
+}
+
+void module::give_back_payload(std::unique_ptr<tlm::tlm_generic_payload> gp) {
+  if (gp->has_mm()) return;
+  gp->resize_extensions();  // (every extension index valid to look at)
+  for (unsigned i = 0, n = tlm::max_num_extensions(); i < n; ++i)
+    if (gp->get_extension(i)) return;
+  spare_payloads_.push_back(std::move(gp));
+}
+
 void module::close_transport(std::size_t id) {
   for (auto it = open_transports_.begin(); it != open_transports_.end(); ++it)
     if (it->id == id) {

@@ -62,15 +62,17 @@ std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, uns
   std::vector<float>& tile = tile_;
   std::vector<unsigned char>& data = data_;
   // The group's accumulator registers: 4 per 8 columns (register 4j + k holds columns of chunk j).
-  std::vector<unsigned> regs;
+  std::vector<unsigned>& regs = acc_regs_;
+  regs.clear();
   for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
   marks.operands = ready;
   tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
   auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
+  if (!regs.empty() && written_at.size() <= *std::max_element(regs.begin(), regs.end()))
+    written_at.resize(std::size_t(*std::max_element(regs.begin(), regs.end())) + 1, 0);
   if (r.accumulate) {  // C from the accumulators, once an earlier MMA's D has landed in them
     std::uint64_t dep = 0;
-    for (unsigned reg : regs)
-      if (auto it = written_at.find(reg); it != written_at.end()) dep = std::max(dep, it->second);
+    for (unsigned reg : regs) dep = std::max(dep, written_at[reg]);
     if (dep > ready) {
       accumulator_wait_ += dep - ready;
       ready = dep;

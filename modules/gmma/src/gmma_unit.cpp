@@ -163,12 +163,12 @@ std::string gmma_unit::read_chunks(const std::vector<std::uint64_t>& addrs, std:
 // Reads or writes warp registers `regs` of warp part `r` through sub-partition w's register
 // file; `data` is register-major (warp_register_bytes per register).
 std::string gmma_unit::registers(unsigned w, bool write, const std::array<std::uint32_t*, warp_lanes>& lanes,
-                                 unsigned stride, std::vector<unsigned> regs, std::uint64_t at,
+                                 unsigned stride, const std::vector<unsigned>& regs, std::uint64_t at,
                                  std::vector<unsigned char>& data, std::uint64_t& done) {
-  register_access_extension x;
+  register_access_extension& x = reg_access_;
   x.lanes = lanes;
   x.register_stride = stride;
-  x.registers = std::move(regs);
+  x.registers.assign(regs.begin(), regs.end());
   data.resize(x.registers.size() * warp_register_bytes);
   const transport_result res = transport(*rf[w], write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, 0,
                                          data.data(), static_cast<unsigned>(data.size()), at, &x);

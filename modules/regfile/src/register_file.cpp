@@ -212,6 +212,10 @@ std::uint64_t register_file::write_results(const unsigned* regs, std::size_t n, 
 void register_file::land_at(const register_access_extension& x, const unsigned char* data, unsigned length,
                             std::uint64_t cycle) {
   pending_write w;
+  if (!spare_.empty()) {
+    w = std::move(spare_.back());
+    spare_.pop_back();
+  }
   w.cycle = cycle;
   w.seq = write_seq_++;
   w.lanes = x.lanes;
@@ -224,9 +228,12 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
     w.position.assign(std::size_t(*hi - *lo) + 1, -1);
     // (a register named twice: the later value wins, as when the write lands)
     for (std::size_t j = 0; j < w.registers.size(); ++j) w.position[w.registers[j] - w.lowest] = std::int32_t(j);
+  } else {
+    w.position.clear();
   }
   if (to_time(cycle) <= sc_core::sc_time_stamp()) {
     apply(w);
+    spare_.push_back(std::move(w));
     return;
   }
   const auto at = std::upper_bound(pending_.begin(), pending_.end(), cycle,
@@ -267,6 +274,7 @@ void register_file::land() {
   while (!pending_.empty() && to_time(pending_.front().cycle) <= horizon) {
     apply(pending_.front());
     count_pending(pending_.front(), -1);
+    spare_.push_back(std::move(pending_.front()));
     pending_.pop_front();
   }
   schedule_landing();

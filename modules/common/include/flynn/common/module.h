@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -198,7 +199,8 @@ class module : public sc_core::sc_module {
   template <class Socket, class... Extensions>
   transport_result transport(Socket& socket, tlm::tlm_command command, std::uint64_t address, unsigned char* data,
                              unsigned length, std::uint64_t at, Extensions*... extensions) {
-    tlm::tlm_generic_payload gp;
+    std::unique_ptr<tlm::tlm_generic_payload> held = take_payload();
+    tlm::tlm_generic_payload& gp = *held;
     prepare_payload(gp, command, address, data, length);
     ((void)gp.set_extension(extensions), ...);
     sc_core::sc_time delay = delay_until(at);
@@ -208,6 +210,7 @@ class module : public sc_core::sc_module {
     r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
     if (debugging(debug_tlm)) debug_transport_done(socket.basename(), gp, at, r);
     ((void)gp.clear_extension(extensions), ...);
+    give_back_payload(std::move(held));
     return r;
   }
   // The same with an address per lane (a lanes_extension, every lane active): the `length`
@@ -257,6 +260,12 @@ class module : public sc_core::sc_module {
   static bool fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length);
   void close_transport(std::size_t id);
   std::vector<open_transport_entry> open_transports_;
+  // transport()'s payloads, kept for the next call: constructing one allocates its extension
+  // array. One comes back only as a fresh one would be, with no extension set; one a target
+  // left an extension on is destroyed, as a payload of the call's own would have been.
+  std::unique_ptr<tlm::tlm_generic_payload> take_payload();
+  void give_back_payload(std::unique_ptr<tlm::tlm_generic_payload> gp);
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> spare_payloads_;
   std::size_t next_transport_id_ = 0;
 
   sc_core::sc_time clock_;

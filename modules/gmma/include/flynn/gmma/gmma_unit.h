@@ -26,6 +26,7 @@
 #include "flynn/common/lt_initiator.h"
 #include "flynn/common/params.h"
 #include "flynn/gmma/wgmma.h"
+#include "flynn/regfile/register_file.h"
 
 namespace flynn {
 
@@ -86,12 +87,15 @@ class gmma_unit : public lt_initiator, public gmma_if {
   std::vector<float> tile_;          // warp_math's scratch: a column group's D
   std::vector<unsigned char> data_;  // and its register bytes
   std::string registers(unsigned w, bool write, const std::array<std::uint32_t*, warp_lanes>& lanes, unsigned stride,
-                        std::vector<unsigned> regs, std::uint64_t at, std::vector<unsigned char>& data,
+                        const std::vector<unsigned>& regs, std::uint64_t at, std::vector<unsigned char>& data,
                         std::uint64_t& done);
-  std::string registers(unsigned w, bool write, const wgmma_request& r, std::vector<unsigned> regs, std::uint64_t at,
-                        std::vector<unsigned char>& data, std::uint64_t& done) {
-    return registers(w, write, r.lanes, r.register_stride, std::move(regs), at, data, done);
+  std::string registers(unsigned w, bool write, const wgmma_request& r, const std::vector<unsigned>& regs,
+                        std::uint64_t at, std::vector<unsigned char>& data, std::uint64_t& done) {
+    return registers(w, write, r.lanes, r.register_stride, regs, at, data, done);
   }
+  // registers()'s extension, its register list's storage reused from call to call (the
+  // register file answers at once, so no two calls overlap).
+  register_access_extension reg_access_;
   // The tensor core's idle cycles before a block that starts at `start` on tensor core w,
   // by cause (the MMA's events in time order: see docs/modules/gmma_unit.md).
   struct idle_marks {
@@ -198,7 +202,9 @@ class gmma_unit : public lt_initiator, public gmma_if {
   // Per (warpgroup, warp): the cycle each accumulator register's latest D write lands. An MMA
   // that accumulates reads C only from then on (a dependent chain sees the tensor-core
   // latency and the write-back; independent MMAs overlap).
-  std::map<std::pair<unsigned, unsigned>, std::map<unsigned, std::uint64_t>> acc_written_;
+  // Indexed by register number (0: never written, which delays nothing).
+  std::map<std::pair<unsigned, unsigned>, std::vector<std::uint64_t>> acc_written_;
+  std::vector<unsigned> acc_regs_;  // warp_math's scratch: a column group's accumulator registers
   void trace_phases(std::uint64_t id, const std::array<std::uint64_t, 4>& at, std::vector<std::uint64_t> arrived,
                     const std::vector<std::uint64_t>& groups, std::vector<std::uint64_t> parts);
   trace_signal state_, mma_id_, group_sig_, arrived_sig_, parts_done_;

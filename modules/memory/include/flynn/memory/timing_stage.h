@@ -144,7 +144,28 @@ class timing_stage : public module {
   std::vector<std::unique_ptr<port_adapter>> adapters_;
   std::vector<std::unique_ptr<request>> requests_;  // records in use or free
   std::vector<request*> free_;
-  std::unordered_map<const tlm::tlm_generic_payload*, request*> by_payload_;  // in flight
+  // In-flight requests by payload: open addressing with linear probing (a lookup per phase
+  // call, an insert and an erase per request; a node-based map allocates for each insert).
+  class payload_index {
+   public:
+    void insert(const tlm::tlm_generic_payload* gp, request* r);
+    request* find(const tlm::tlm_generic_payload* gp) const;
+    void erase(const tlm::tlm_generic_payload* gp);
+
+   private:
+    struct slot {
+      const tlm::tlm_generic_payload* gp = nullptr;
+      request* r = nullptr;
+    };
+    std::size_t home(const tlm::tlm_generic_payload* gp) const {
+      const auto v = reinterpret_cast<std::uintptr_t>(gp);
+      return static_cast<std::size_t>((v >> 4) * 0x9E3779B97F4A7C15ull >> 32) & (slots_.size() - 1);
+    }
+    void grow();
+    std::vector<slot> slots_;
+    std::size_t used_ = 0;
+  };
+  payload_index by_payload_;  // in flight
   std::vector<request*> pending_, batch_;  // accepted, waiting for their arrival cycle
   std::uint64_t seq_ = 0;
   sc_core::sc_event arbiter_ev_, actions_ev_;

@@ -142,6 +142,8 @@ class register_file : public module, public register_file_if {
     int find(unsigned r) const { return r >= lowest && r - lowest < position.size() ? position[r - lowest] : -1; }
   };
   std::deque<pending_write> pending_;  // sorted by (cycle, seq)
+  // Landed writes kept for their vectors' storage: the next write reuses it, no allocation.
+  std::vector<pending_write> spare_;
   // How many pending writes name each register number (of any warp): a read of a register
   // no pending write names skips the overlay.
   std::vector<std::uint32_t> pending_by_register_;
