@@ -362,10 +362,26 @@ void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length,
 void timing_stage::at(std::uint64_t cycle, action what, request* r) {
   const sc_core::sc_time now = sc_core::sc_time_stamp(), when = to_time(cycle);
   actions_.push({cycle, seq_++, what, r});
-  actions_ev_.notify(when > now ? when - now : sc_core::SC_ZERO_TIME);
+  notify_actions(when, now);
+}
+
+// actions_ev_.notify for `when` (now if it has passed), skipped where the kernel would keep
+// an earlier notification anyway. timed_at_ is an upper bound of the pending notification's
+// time while it lies ahead: set by a timed notify that was made (the kernel keeps the earlier
+// of two), forgotten when run_actions runs (the event has fired). A delta notification
+// pending meanwhile is earlier still, so the bound stays true.
+void timing_stage::notify_actions(const sc_core::sc_time& when, const sc_core::sc_time& now) {
+  if (when <= now) {
+    actions_ev_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  if (timed_at_ > now && timed_at_ <= when) return;
+  timed_at_ = when;
+  actions_ev_.notify(when - now);
 }
 
 void timing_stage::run_actions() {
+  timed_at_ = sc_core::SC_ZERO_TIME;  // (the event has fired: nothing of it is pending)
   const std::uint64_t now = now_cycle();
   while (!actions_.empty() && actions_.top().cycle <= now) {
     const timed a = actions_.top();
@@ -404,8 +420,7 @@ void timing_stage::run_actions() {
   }
   for (unsigned p = 0; p < responses_.size(); ++p) send_response(p);
   if (!actions_.empty()) {
-    const sc_core::sc_time when = to_time(actions_.top().cycle), t = sc_core::sc_time_stamp();
-    actions_ev_.notify(when > t ? when - t : sc_core::SC_ZERO_TIME);
+    notify_actions(to_time(actions_.top().cycle), sc_core::sc_time_stamp());
   }
 }
 

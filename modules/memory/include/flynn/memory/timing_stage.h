@@ -139,6 +139,8 @@ class timing_stage : public module {
   };
   void at(std::uint64_t cycle, action what, request* r);
   void run_actions();
+  void notify_actions(const sc_core::sc_time& when, const sc_core::sc_time& now);
+  sc_core::sc_time timed_at_ = sc_core::SC_ZERO_TIME;  // see notify_actions
 
   std::vector<std::unique_ptr<tlm::tlm_target_socket<32>>> sockets_;
   std::vector<std::unique_ptr<port_adapter>> adapters_;
