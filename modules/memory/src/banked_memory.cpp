@@ -136,7 +136,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   const auto alone = [&] {
     return at < run_limit() && sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
   };
-  if (thread && keeps_local_time(caller) && alone()) {
+  if (thread && caller_keeps_local_time(caller) && alone()) {
     thread = false;
     served_alone_until_ = std::max(served_alone_until_, arrival);
   }
@@ -164,7 +164,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
 // Whether the module that owns process `caller` keeps its own local time (the last caller's
 // answer is kept: a memory mostly hears from the same few threads).
 // (last_caller_ holds a reference to its process, so another one cannot have its address.)
-bool banked_memory::keeps_local_time(sc_core::sc_process_b* caller) {
+bool banked_memory::caller_keeps_local_time(sc_core::sc_process_b* caller) {
   if (caller != last_caller_.get_process_object()) {
     last_caller_ = sc_core::sc_process_handle(caller);
     const auto* m = dynamic_cast<const module*>(caller->get_parent_object());
