@@ -222,19 +222,19 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
   w.stride = x.register_stride;
   w.registers = x.registers;
   w.data.assign(data, data + length);
+  if (to_time(cycle) <= sc_core::sc_time_stamp()) {
+    apply(w);
+    spare_.push_back(std::move(w));
+    return;
+  }
+  // Only a write that waits is read through (overlay): its register index is made here.
+  w.position.clear();
   if (!w.registers.empty()) {
     const auto [lo, hi] = std::minmax_element(w.registers.begin(), w.registers.end());
     w.lowest = *lo;
     w.position.assign(std::size_t(*hi - *lo) + 1, -1);
     // (a register named twice: the later value wins, as when the write lands)
     for (std::size_t j = 0; j < w.registers.size(); ++j) w.position[w.registers[j] - w.lowest] = std::int32_t(j);
-  } else {
-    w.position.clear();
-  }
-  if (to_time(cycle) <= sc_core::sc_time_stamp()) {
-    apply(w);
-    spare_.push_back(std::move(w));
-    return;
   }
   const auto at = std::upper_bound(pending_.begin(), pending_.end(), cycle,
                                    [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
