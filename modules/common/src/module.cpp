@@ -50,14 +50,6 @@ void module::debug_transport_done(const char* socket, const tlm::tlm_generic_pay
   debug(debug_tlm, at, o.str());
 }
 
-std::size_t module::open_transport(const char* socket, const tlm::tlm_generic_payload& gp,
-                                  const sc_core::sc_time& delay) {
-  const std::size_t id = next_transport_id_++;
-  open_transports_.push_back({id, socket, gp.get_command(), gp.get_address(), gp.get_data_length(),
-                              sc_core::sc_time_stamp() + delay});
-  return id;
-}
-
 bool module::fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length) {
   if (addresses.empty() || addresses.size() > lanes_extension::max_lanes) return false;
   lanes.lanes = static_cast<unsigned>(addresses.size());

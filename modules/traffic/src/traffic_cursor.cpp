@@ -102,9 +102,17 @@ void traffic_cursor::footprint(issue_plan::footprint& f) const {
       f.ranges.push_back({lanes_.address[l], end(lanes_.address[l], lanes_.lane_bytes)});
 }
 
+// (Eight bytes a step, little endian, then the bytes left one by one: a multiply per step.)
 std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::size_t len) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < len; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  std::uint64_t h = 0xcbf29ce484222325ull ^ len;
+  std::size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    std::uint64_t w = 0;
+    for (unsigned k = 0; k < 8; ++k) w |= std::uint64_t(data[i + k]) << (8 * k);  // (one load, merged)
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  for (; i < len; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
   return mix64(h ^ mix64(serial));
 }
 

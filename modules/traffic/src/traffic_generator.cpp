@@ -180,7 +180,7 @@ void traffic_generator::run_lt() {
     setup(gp, buf.data(), f.ext, c);
     plan_.issued(f.serial);
     sc_core::sc_time delay = until(f.issued);
-    tracked_b_transport(out, gp, delay);
+    tracked_b_transport(out, gp, delay, now);
     now = sc_core::sc_time_stamp();
     const std::uint64_t done = done_times.ceil_cycles(now + delay);
     if (debugging(debug_tlm)) debug_lt(gp, f, done);

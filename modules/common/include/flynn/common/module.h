@@ -186,9 +186,17 @@ class module : public sc_core::sc_module {
   // deadlock report instead of a silent stop.
   template <class Socket>
   void tracked_b_transport(Socket& socket, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    const std::size_t id = open_transport(socket.name(), gp, delay);
+    tracked_b_transport(socket, gp, delay, sc_core::sc_time_stamp());
+  }
+  // The same from a caller that has the current time `now` at hand.
+  template <class Socket>
+  void tracked_b_transport(Socket& socket, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay,
+                           const sc_core::sc_time& now) {
+    const std::size_t id = next_transport_id_++;
+    open_transports_.push_back({id, socket.name(), gp.get_command(), gp.get_address(), gp.get_data_length(), now + delay});
     socket->b_transport(gp, delay);
-    close_transport(id);
+    if (open_transports_.back().id == id) open_transports_.pop_back();  // (the usual case: the latest one)
+    else close_transport(id);
   }
 
   // A blocking access through `socket` for cycle `at` (the delay annotation delay_until(at):
@@ -254,7 +262,6 @@ class module : public sc_core::sc_module {
     unsigned length;
     sc_core::sc_time at;  // (in cycles only when a report needs it: a division per call saved)
   };
-  std::size_t open_transport(const char* socket, const tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
   void debug_transport_done(const char* socket, const tlm::tlm_generic_payload& gp, std::uint64_t at,
                             const transport_result& r) const;
   static bool fill_lanes(lanes_extension& lanes, const std::vector<std::uint64_t>& addresses, unsigned length);
