@@ -235,8 +235,11 @@ void banked_memory::schedule_arbiter(std::uint64_t c) {
 // ran in; the batch is granted by arrival cycle, then port number, then the order of the
 // port's own requests.
 void banked_memory::arbitrate() {
-  // (With one port the batch is granted in call order whatever the delta: no need to wait.)
-  if (ports_.size() > 1 && timed_wake_ == sc_core::sc_time_stamp() && !arbiter_settled_) {
+  // (With one port the batch is granted in call order whatever the delta: no need to wait.
+  // Nor when no other process is left to run in this delta and none is due in the next:
+  // the batch can grow no more before the cycle ends.)
+  if (ports_.size() > 1 && timed_wake_ == sc_core::sc_time_stamp() && !arbiter_settled_ &&
+      sc_core::sc_pending_activity_at_current_time()) {
     arbiter_settled_ = true;
     arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
     return;
