@@ -80,14 +80,14 @@ void cache::enter(request& r, std::uint64_t at) {
 void cache::response_sent(request& r) {
   latency_sum_ += now_cycle() - r.arrival;
   ++responses_;
-  if (passed_.erase(&r) == 0) leave_queue();
+  if (!r.passed_on) leave_queue();
 }
 
 // A request the cache does not serve (a write through, a bypassed or uncached one) goes on
 // to the next level at cycle t and leaves the queue then: the next level holds it.
 void cache::pass_on(request& r, std::uint64_t t) {
   forward_at(r, t);
-  passed_.insert(&r);
+  r.passed_on = true;
   leave_queue();
 }
 

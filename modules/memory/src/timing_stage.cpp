@@ -184,7 +184,7 @@ timing_stage::request* timing_stage::new_request(tlm::tlm_generic_payload& gp, u
   r->arrival = arrival;
   r->seq = seq_++;
   r->lt = lt;
-  r->answered = r->own = r->serviced = r->marked = r->flagged = r->lt_send = false;
+  r->answered = r->own = r->serviced = r->marked = r->flagged = r->lt_send = r->passed_on = false;
   r->on_answer = nullptr;
   pending_.push_back(r);
   return r;
@@ -266,7 +266,9 @@ void timing_stage::wake_arbiter(std::uint64_t cycle) {
 }
 
 void timing_stage::arbitrate() {
-  if (!settled_) {  // one more delta for same-cycle requests
+  // One more delta for same-cycle requests, unless no other process is left to run in this
+  // delta and none is due in the next: then no more requests can come in this cycle.
+  if (!settled_ && sc_core::sc_pending_activity_at_current_time()) {
     settled_ = true;
     arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
     return;

@@ -11,7 +11,6 @@
 #include <deque>
 #include <functional>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -131,7 +130,6 @@ class cache : public timing_stage {
   occupancy_calendar data_path_;
   unsigned accepted_ = 0;             // requests between acceptance and response
   std::deque<request*> entering_;     // waiting for room in the queue
-  std::unordered_set<const request*> passed_;  // passed on: out of the queue before their response
   bool admitting_ = false;
   std::deque<request*> stalled_;      // waiting for an MSHR or a line to replace
   std::vector<std::uint64_t> blocks_;  // scratch

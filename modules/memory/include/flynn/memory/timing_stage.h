@@ -57,6 +57,7 @@ class timing_stage : public module {
     unsigned out = 0;  // the output it goes down through
     bool lt = false, answered = false, own = false, serviced = false;
     bool lt_send = false;  // an LT request the stage sends on: its caller's thread calls b_transport down
+    bool passed_on = false;  // for the stage's own use (a cache: passed on, out of its queue before the response)
     std::function<void(std::uint64_t)> on_answer;  // own requests: the answer's cycle
     hierarchy_extension mark;                      // own requests, and serviced marks set here
     bool marked = false;                           // `mark` is set on an initiator's payload
