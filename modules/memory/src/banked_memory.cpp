@@ -130,13 +130,13 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   // A caller that keeps its own local time and that no other process can act before
   // (alone_until) is served at once, ahead of simulated time: no request can come earlier or
   // in its cycle, so time order holds.
-  bool thread = caller && sc_core::sc_get_curr_process_kind() == sc_core::SC_THREAD_PROC_;
+  bool thread = caller && know_caller(caller).thread;
   // (alone_until(arrival), with the time of the arrival cycle and the current time at hand)
   const sc_core::sc_time at = arrival_times_(arrival);
   const auto alone = [&] {
     return at < run_limit() && sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
   };
-  if (thread && caller_keeps_local_time(caller) && alone()) {
+  if (thread && last_caller_info_.local_time && alone()) {
     thread = false;
     served_alone_until_ = std::max(served_alone_until_, arrival);
   }
@@ -161,16 +161,18 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   delay = done_times_(t.done) - now;
 }
 
-// Whether the module that owns process `caller` keeps its own local time (the last caller's
-// answer is kept: a memory mostly hears from the same few threads).
+// What the memory needs to know of process `caller`: whether it is a thread and whether the
+// module that owns it keeps its own local time (the last caller's answers are kept: a memory
+// mostly hears from the same few threads).
 // (last_caller_ holds a reference to its process, so another one cannot have its address.)
-bool banked_memory::caller_keeps_local_time(sc_core::sc_process_b* caller) {
+const banked_memory::caller_info& banked_memory::know_caller(sc_core::sc_process_b* caller) {
   if (caller != last_caller_.get_process_object()) {
     last_caller_ = sc_core::sc_process_handle(caller);
     const auto* m = dynamic_cast<const module*>(caller->get_parent_object());
-    last_caller_local_time_ = m && m->keeps_local_time();
+    last_caller_info_.thread = last_caller_.proc_kind() == sc_core::SC_THREAD_PROC_;
+    last_caller_info_.local_time = m && m->keeps_local_time();
   }
-  return last_caller_local_time_;
+  return last_caller_info_;
 }
 
 // ---------------------------------------------------------------------------- AT

@@ -325,9 +325,12 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
       "words/cycle", "word accesses per cycle from the first to the last wavefront issued"};
   std::vector<std::uint64_t> lt_ahead_;  // per port: the latest cycle an LT call booked ahead of time
   void note_call_order(unsigned port, std::uint64_t arrival);
-  bool caller_keeps_local_time(sc_core::sc_process_b* caller);
+  struct caller_info {
+    bool thread = false, local_time = false;
+  };
+  const caller_info& know_caller(sc_core::sc_process_b* caller);
   sc_core::sc_process_handle last_caller_;
-  bool last_caller_local_time_ = false;
+  caller_info last_caller_info_;
 
   // Tracing: busy intervals merged per bank / port before they are recorded.
   struct interval_trace {
