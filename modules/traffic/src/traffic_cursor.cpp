@@ -113,7 +113,7 @@ std::uint64_t read_digest(std::uint64_t serial, const unsigned char* data, std::
     h ^= h >> 29;
   }
   for (; i < len; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
-  return mix64(h ^ mix64(serial));
+  return mix64(h ^ serial * 0xd6e8feb86659fd93ull);
 }
 
 // Golden model: a flat byte array, each request applied whole, in issue order. Lanes
