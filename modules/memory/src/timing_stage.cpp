@@ -363,6 +363,11 @@ void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length,
 
 void timing_stage::at(std::uint64_t cycle, action what, request* r) {
   const sc_core::sc_time now = sc_core::sc_time_stamp(), when = to_time(cycle);
+  if (when == now) {  // (the current cycle's: in the order they come, no heap)
+    now_actions_.push_back({cycle, seq_++, what, r});
+    actions_ev_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
   actions_.push({cycle, seq_++, what, r});
   notify_actions(when, now);
 }
@@ -385,9 +390,17 @@ void timing_stage::notify_actions(const sc_core::sc_time& when, const sc_core::s
 void timing_stage::run_actions() {
   timed_at_ = sc_core::SC_ZERO_TIME;  // (the event has fired: nothing of it is pending)
   const std::uint64_t now = now_cycle();
-  while (!actions_.empty() && actions_.top().cycle <= now) {
-    const timed a = actions_.top();
-    actions_.pop();
+  // The due actions in (cycle, seq) order: the heap's and the current cycle's list's merged.
+  for (;;) {
+    const bool heap_due = !actions_.empty() && actions_.top().cycle <= now;
+    if (!heap_due && now_head_ == now_actions_.size()) break;
+    timed a;
+    if (heap_due && (now_head_ == now_actions_.size() || actions_.top() < now_actions_[now_head_])) {
+      a = actions_.top();
+      actions_.pop();
+    } else {
+      a = now_actions_[now_head_++];
+    }
     request& r = *a.r;
     switch (a.what) {
       case action::end_req: {
@@ -420,6 +433,8 @@ void timing_stage::run_actions() {
         break;
     }
   }
+  now_actions_.clear();
+  now_head_ = 0;
   for (unsigned p = 0; p < responses_.size(); ++p) send_response(p);
   if (!actions_.empty()) {
     notify_actions(to_time(actions_.top().cycle), sc_core::sc_time_stamp());

@@ -137,6 +137,7 @@ class timing_stage : public module {
     action what;
     request* r;
     bool operator>(const timed& o) const { return std::tie(cycle, seq) > std::tie(o.cycle, o.seq); }
+    bool operator<(const timed& o) const { return std::tie(cycle, seq) < std::tie(o.cycle, o.seq); }
   };
   void at(std::uint64_t cycle, action what, request* r);
   void run_actions();
@@ -175,6 +176,10 @@ class timing_stage : public module {
   sc_core::sc_time arbiter_at_ = sc_core::SC_ZERO_TIME;
   bool settled_ = false;
   std::priority_queue<timed, std::vector<timed>, std::greater<timed>> actions_;
+  // Actions for the current cycle made at that cycle, in the order made (from now_head_):
+  // run with the heap's due ones, in (cycle, seq) order, without a heap push and pop.
+  std::vector<timed> now_actions_;
+  std::size_t now_head_ = 0;
   std::vector<std::unique_ptr<tlm::tlm_initiator_socket<32>>> downs_;
   std::vector<std::unique_ptr<output_adapter>> output_adapters_;
   std::vector<at_request_queue> down_q_;  // per output
