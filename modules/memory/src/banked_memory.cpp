@@ -130,13 +130,14 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   // A caller that keeps its own local time and that no other process can act before
   // (alone_until) is served at once, ahead of simulated time: no request can come earlier or
   // in its cycle, so time order holds.
-  bool thread = caller && know_caller(caller).thread;
+  const caller_info who = caller ? know_caller(caller) : caller_info{};
+  bool thread = who.thread;
   // (alone_until(arrival), with the time of the arrival cycle and the current time at hand)
   const sc_core::sc_time at = arrival_times_(arrival);
   const auto alone = [&] {
     return at < run_limit() && sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
   };
-  if (thread && last_caller_info_.local_time && alone()) {
+  if (thread && who.local_time && alone()) {
     thread = false;
     served_alone_until_ = std::max(served_alone_until_, arrival);
   }
