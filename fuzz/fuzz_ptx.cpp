@@ -8,18 +8,15 @@
 #include <vector>
 
 #include "flynn/platform/errors.h"
+#include "fuzz_input.h"
 #include "flynn/platform/ptx.h"
 #include "flynn/platform/ptx_interp.h"
 #include "flynn/platform/ptx_lower.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  flynn::ptx::module m;
-  try {
-    m = flynn::ptx::read(text, "fuzz.ptx");
-  } catch (const flynn::input_error&) {
-    return 0;
-  }
+  const auto read = flynn::fuzz::read_input(data, size, "fuzz.ptx", flynn::ptx::read);
+  if (!read) return 0;
+  const flynn::ptx::module& m = *read;
   for (const auto& k : m.kernels) {
     flynn::ptx::lowered low;
     try {

@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "flynn/platform/errors.h"
+#include "fuzz_input.h"
 #include "flynn/platform/simt_asm.h"
 #include "flynn/platform/simt_interp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  flynn::simt::kernel k;
-  try {
-    k = flynn::simt::assemble(text, "fuzz.s");
-  } catch (const flynn::input_error&) {
-    return 0;
-  }
+  const auto read = flynn::fuzz::read_input(data, size, "fuzz.s", flynn::simt::assemble);
+  if (!read) return 0;
+  const flynn::simt::kernel& k = *read;
   flynn::simt::launch l;
   l.grid = 1;
   l.block = 64;

@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "flynn/platform/errors.h"
+#include "fuzz_input.h"
 #include "flynn/platform/vector_asm.h"
 #include "flynn/platform/vector_interp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  flynn::vec::program p;
-  try {
-    p = flynn::vec::assemble(text, "fuzz.s");
-  } catch (const flynn::input_error&) {
-    return 0;
-  }
+  const auto read = flynn::fuzz::read_input(data, size, "fuzz.s", flynn::vec::assemble);
+  if (!read) return 0;
+  const flynn::vec::program& p = *read;
   std::vector<unsigned char> memory(65536, 0);
   for (const auto& b : p.data)
     for (std::size_t i = 0; i < b.words.size(); ++i)

@@ -52,6 +52,20 @@ std::string gmma_unit::read_a(const gathering& g, std::uint64_t& t, std::vector<
 // earlier MMA's D has landed in them), the math on the warp's tensor core from cycle
 // `ready` (its operands in), and D back into the accumulators through the register file.
 // started: the cycle the math could start at; done: the latest cycle the warp's D landed.
+// The tile positions of the column group's accumulator registers first .. first + count - 1
+// (columns col0 .. col0 + cols - 1 of the warp's D), for every lane.
+const std::vector<std::uint32_t>& gmma_unit::d_layout(unsigned first, unsigned count, unsigned cols, unsigned col0) {
+  std::vector<std::uint32_t>& at = d_layouts_[{first, count, cols, col0}];
+  if (at.empty())
+    for (unsigned k = 0; k < count; ++k)
+      for (unsigned l = 0; l < warp_lanes; ++l) {
+        unsigned row = 0, col = 0;
+        wgmma_d_position(l, first + k, row, col);
+        at.push_back(row * cols + (col - col0));
+      }
+  return at;
+}
+
 std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, unsigned cols,
                                  const std::vector<unsigned char>& a, const std::vector<unsigned char>& b,
                                  std::uint64_t ready, idle_marks& marks, std::uint64_t& math_start,
@@ -66,7 +80,10 @@ std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, uns
   regs.clear();
   for (unsigned i = q * cg / 2; i < (q * cg + cols) / 2; ++i) regs.push_back(r.acc_reg + i);
   marks.operands = ready;
-  tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
+  // (C, when accumulating, fills every element of the tile when the registers cover it: d_layout)
+  if (r.accumulate && regs.size() * warp_lanes == std::size_t(wgmma_warp_rows) * cols)
+    tile.resize(std::size_t(wgmma_warp_rows) * cols);
+  else tile.assign(std::size_t(wgmma_warp_rows) * cols, 0.0f);
   auto& written_at = acc_written_[{r.group, w}];  // accumulator register -> cycle its last D lands
   if (!regs.empty() && written_at.size() <= *std::max_element(regs.begin(), regs.end()))
     written_at.resize(std::size_t(*std::max_element(regs.begin(), regs.end())) + 1, 0);
@@ -81,13 +98,9 @@ std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, uns
     if (auto e = registers(w, false, r, regs, ready, data, c_ready); !e.empty()) return "wgmma C: " + e;
     ready = c_ready;
     rf_acc_read_bytes_ += data.size();
-    for (unsigned l = 0; l < warp_lanes; ++l)
-      for (unsigned k = 0; k < regs.size(); ++k) {
-        unsigned row = 0, col = 0;
-        wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-        std::memcpy(&tile[std::size_t(row) * cols + (col - q * cg)],
-                    &data[warp_register_bytes * k + lane_register_bytes * l], lane_register_bytes);
-      }
+    const std::vector<std::uint32_t>& at = d_layout(q * cg / 2, static_cast<unsigned>(regs.size()), cols, q * cg);
+    for (std::size_t i = 0; i < at.size(); ++i)  // (register k, lane l) at i = k * warp_lanes + l
+      std::memcpy(&tile[at[i]], &data[lane_register_bytes * i], lane_register_bytes);
   }
   mma_step_extension x;
   x.set_block(wgmma_warp_rows, cols, kk, r0.type, r0.b_type, a.data(), b.data(), tile.data());
@@ -98,14 +111,10 @@ std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, uns
   if (!math.ok()) return "tensor core " + std::to_string(w) + ": " + math.response_string();
   count_idle(w, x.start, x.end, marks);
   // D back into the accumulators through the register file's result queue.
-  data.assign(regs.size() * warp_register_bytes, 0);
-  for (unsigned l = 0; l < warp_lanes; ++l)
-    for (unsigned k = 0; k < regs.size(); ++k) {
-      unsigned row = 0, col = 0;
-      wgmma_d_position(l, regs[k] - r.acc_reg, row, col);
-      std::memcpy(&data[warp_register_bytes * k + lane_register_bytes * l],
-                  &tile[std::size_t(row) * cols + (col - q * cg)], lane_register_bytes);
-    }
+  data.resize(regs.size() * warp_register_bytes);  // (every byte written below)
+  const std::vector<std::uint32_t>& at = d_layout(q * cg / 2, static_cast<unsigned>(regs.size()), cols, q * cg);
+  for (std::size_t i = 0; i < at.size(); ++i)
+    std::memcpy(&data[lane_register_bytes * i], &tile[at[i]], lane_register_bytes);
   std::uint64_t written = 0;
   if (auto e = registers(w, true, r, regs, math.done, data, written); !e.empty())
     return "wgmma D: " + e;

@@ -27,8 +27,8 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
   const bool in_order = ports_.size() == 1;
   const std::uint64_t now = in_order ? 0 : to_cycles(sc_core::sc_time_stamp());
   if (!in_order) commit_until(now);
-  // word_when_ is sorted by word and the words come mostly in increasing order: the entry
-  // after the last one found is tried first.
+  // (word_when_ is sorted by word and the words come mostly in increasing order: the entry
+  // after the last one found is tried first.)
   auto next_when = word_when_.cbegin();
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {
@@ -42,6 +42,8 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
       std::uint64_t when = 0;
       if (one_wavefront_) {
         when = passes_[0];
+      } else if (!when_flat_.empty()) {
+        when = word_cycle(w);
       } else if (!word_when_.empty()) {
         if (next_when == word_when_.cend() || next_when->first != w)
           next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
@@ -76,12 +78,8 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
       std::uint64_t when = now;
       if (!in_order) {
         when = 0;
-        if (one_wavefront_) {
-          when = passes_[0];
-        } else if (!word_when_.empty()) {
-          const auto it = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
-          if (it != word_when_.cend() && it->first == w) when = it->second;
-        }
+        if (one_wavefront_) when = passes_[0];
+        else when = word_cycle(w);
       }
       std::memcpy(&old, &data_[a], 4);
       if (!in_order && !pending_.empty() && pending_.first(w) != pending_.none)
@@ -131,6 +129,17 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
     bytes_written_ += moved;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// The cycle at which the last request reserved (of several wavefronts) moves word w; 0 for a
+// word it does not move.
+std::uint64_t banked_memory::word_cycle(std::uint64_t w) const {
+  if (!when_flat_.empty()) {
+    const std::uint64_t i = w - when_base_;  // (a word below when_base_ wraps: beyond the table)
+    return i < when_flat_.size() ? when_flat_[i] : 0;
+  }
+  const auto it = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
+  return it != word_when_.cend() && it->first == w ? it->second : 0;
 }
 
 // Bytes [lo, hi) of word w, written at cycle `when` (`now`: the current cycle): at once when

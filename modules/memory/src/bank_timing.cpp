@@ -328,6 +328,7 @@ banked_memory::timing banked_memory::reserve_ideal(port_state& ps, tlm::tlm_gene
   passes_.assign(1, arrival);
   one_wavefront_ = true;
   word_when_.clear();
+  when_flat_.clear();
   ++wavefronts_;
   ++port_requests_[ps.adapter.index];
   first_cycle_ = std::min(first_cycle_, arrival);
@@ -369,11 +370,24 @@ banked_memory::timing banked_memory::served(port_state& ps, tlm::tlm_generic_pay
   // it at once: its requests are served in order).
   // (One wavefront: every word at its cycle.)
   word_when_.clear();
+  when_flat_.clear();
   one_wavefront_ = max_run == 1;
   if (ports_.size() > 1 && !one_wavefront_) {
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& bw : scratch_) {
+      lo = std::min(lo, bw.second);
+      hi = std::max(hi, bw.second);
+    }
+    const bool flat = hi - lo < 4 * scratch_.size() + 64;  // (words close together: a table by word)
+    if (flat) {
+      when_base_ = lo;
+      when_flat_.assign(hi - lo + 1, 0);
+    }
     for (std::size_t r = 0; r + 1 < runs_.size(); ++r)
-      for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i) word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
-    std::sort(word_when_.begin(), word_when_.end());
+      for (std::size_t i = runs_[r]; i < runs_[r + 1]; ++i)
+        if (flat) when_flat_[scratch_[i].second - lo] = passes_[i - runs_[r]];
+        else word_when_.emplace_back(scratch_[i].second, passes_[i - runs_[r]]);
+    if (!flat) std::sort(word_when_.begin(), word_when_.end());
   }
   const std::uint64_t first = max_run ? passes_[0] : t0;
   wavefronts_ += max_run;

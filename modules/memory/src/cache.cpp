@@ -158,8 +158,8 @@ void cache::room_for(const std::vector<std::pair<std::uint64_t, unsigned>>& want
   auto& sets = needs_;
   sets.clear();
   const auto touched = [&](std::uint64_t la) { return names_line(wanted, la); };
-  unsigned new_mshrs = 0, free_mshrs = 0;
-  for (const mshr& m : mshrs_) free_mshrs += !m.busy;
+  unsigned new_mshrs = 0;
+  const unsigned free_mshrs = static_cast<unsigned>(mshrs_.size()) - mshrs_busy_;
   for (const auto& [la, mask] : wanted) {
     line* l = find(la);
     const std::uint64_t set = la / p_.line_bytes % sets_;

@@ -301,11 +301,16 @@ void register_file::read_register(const register_access_extension& x, std::size_
 void register_file::overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot,
                             unsigned char* row) const {
   const unsigned reg = x.registers[k];
+  const bool every_lane = std::all_of(x.lanes.begin(), x.lanes.end(), [](const std::uint32_t* p) { return p; });
   for (const pending_write& w : pending_) {
     if (w.cycle > slot) break;
     if (w.stride != x.register_stride) continue;
     const int j = w.find(reg);
     if (j < 0) continue;
+    if (every_lane && w.lanes == x.lanes) {  // the same threads in the same lanes: the whole row
+      std::memcpy(row, &w.data[warp_register_bytes * std::size_t(j)], warp_register_bytes);
+      continue;
+    }
     for (unsigned l = 0; l < warp_lanes; ++l)
       if (x.lanes[l] && w.lanes[l] == x.lanes[l])
         std::memcpy(row + lane_register_bytes * l, &w.data[warp_register_bytes * std::size_t(j) + lane_register_bytes * l],

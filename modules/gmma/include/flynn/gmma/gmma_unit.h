@@ -205,6 +205,11 @@ class gmma_unit : public lt_initiator, public gmma_if {
   // Indexed by register number (0: never written, which delays nothing).
   std::map<std::pair<unsigned, unsigned>, std::vector<std::uint64_t>> acc_written_;
   std::vector<unsigned> acc_regs_;  // warp_math's scratch: a column group's accumulator registers
+  // Where each (register k, lane l) of a column group's accumulators sits in its D tile
+  // (row * cols + column in the group, at [k * warp_lanes + l]), by (first register's index
+  // in the fragment, registers, columns, first column): wgmma_d_position worked out once per shape.
+  std::map<std::array<unsigned, 4>, std::vector<std::uint32_t>> d_layouts_;
+  const std::vector<std::uint32_t>& d_layout(unsigned first, unsigned count, unsigned cols, unsigned col0);
   void trace_phases(std::uint64_t id, const std::array<std::uint64_t, 4>& at, std::vector<std::uint64_t> arrived,
                     const std::vector<std::uint64_t>& groups, std::vector<std::uint64_t> parts);
   trace_signal state_, mma_id_, group_sig_, arrived_sig_, parts_done_;

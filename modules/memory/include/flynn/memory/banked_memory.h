@@ -228,8 +228,14 @@ class banked_memory : public module, public golden_memory, public backdoor_memor
   std::vector<wave> waves_;
   void book_waves();
   std::vector<std::uint64_t> passes_;     // scratch: the issue cycle of each wavefront
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;  // scratch: (word, its cycle)
-  bool one_wavefront_ = false;  // the last request reserved had one wavefront (word_when_ is then not filled)
+  // Scratch: the cycle of each word of the last request reserved with several wavefronts: by
+  // word - when_base_ in when_flat_ when its words lie close together, else (word, cycle)
+  // pairs sorted by word in word_when_ (word_cycle reads either).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> word_when_;
+  std::vector<std::uint64_t> when_flat_;
+  std::uint64_t when_base_ = 0;
+  bool one_wavefront_ = false;  // the last request reserved had one wavefront (neither is then filled)
+  std::uint64_t word_cycle(std::uint64_t w) const;
   // Writes for cycles ahead of simulated time: by word (see word_records.h), and by cycle
   // (cycle_buckets: in (cycle, order made) order) for landing them in the array when their
   // cycle has come.
