@@ -4,6 +4,7 @@
 //   flynn-bench [--quick] [--repeat N] [--out DIR]   all cases, each N times (default 5; 1
 //                                                    with --quick), the fastest run kept
 //   flynn-bench --case NAME --count N         one case, one JSON line on stdout
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -264,19 +265,40 @@ int sc_main(int argc, char* argv[]) {
     bool quick = false;
     std::string out = "out/bench";
     unsigned repeat = 0;  // 0: 5, or 1 with --quick
+    long cpu = -1;        // -1: not pinned
+    const auto whole = [&](std::size_t i, const char* opt, unsigned long lo, unsigned long hi, unsigned long& v) {
+      char* end = nullptr;
+      v = std::strtoul(args[i].c_str(), &end, 10);
+      if (args[i].empty() || args[i][0] == '-' || *end || v < lo || v > hi) {
+        std::cerr << "flynn-bench: " << opt << ": expected a whole number from " << lo << " to " << hi << ", found \""
+                  << args[i] << "\"\n";
+        return false;
+      }
+      return true;
+    };
     for (std::size_t i = 0; i < args.size(); ++i) {
+      unsigned long v = 0;
       if (args[i] == "--quick") quick = true;
       else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
       else if (args[i] == "--repeat" && i + 1 < args.size()) {
-        char* end = nullptr;
-        const unsigned long v = std::strtoul(args[++i].c_str(), &end, 10);
-        if (args[i].empty() || *end || v < 1 || v > 100) {
-          std::cerr << "flynn-bench: --repeat: expected a whole number from 1 to 100, found \"" << args[i] << "\"\n";
-          return 2;
-        }
+        if (!whole(++i, "--repeat", 1, 100, v)) return 2;
         repeat = static_cast<unsigned>(v);
+      } else if (args[i] == "--cpu" && i + 1 < args.size()) {
+        if (!whole(++i, "--cpu", 0, CPU_SETSIZE - 1, v)) return 2;
+        cpu = static_cast<long>(v);
       } else {
-        std::cerr << "usage: flynn-bench [--quick] [--repeat N (1 to 100)] [--out DIR]\n";
+        std::cerr << "usage: flynn-bench [--quick] [--repeat N (1 to 100)] [--cpu N] [--out DIR]\n";
+        return 2;
+      }
+    }
+    // Every case process on one CPU (they inherit the affinity): the CPUs of a shared
+    // machine can differ in speed and load, and the ratios compare cases with each other.
+    if (cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(static_cast<int>(cpu), &set);
+      if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        std::cerr << "flynn-bench: --cpu " << cpu << ": this process may not run on that CPU\n";
         return 2;
       }
     }
@@ -361,7 +383,7 @@ int sc_main(int argc, char* argv[]) {
       all.push_back(r);
     }
     std::filesystem::create_directories(out);
-    std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"results", all}}.dump(2) << "\n";
+    std::ofstream(out + "/bench.json") << json{{"quick", quick}, {"cpu", cpu >= 0 ? json(cpu) : json(nullptr)}, {"results", all}}.dump(2) << "\n";
     for (const auto& x : all) {
       if (x["case"] == "simt_vecadd")
         std::cout << "simt_vecadd: " << std::setprecision(0) << x["rate"].get<double>()
@@ -388,6 +410,7 @@ int sc_main(int argc, char* argv[]) {
                       << x["cycles"].get<std::uint64_t>() << " cycles (ratio " << std::setprecision(3)
                       << x["peak_rss_mb"].get<double>() / y["peak_rss_mb"].get<double>() << ")\n";
     }
+    if (cpu >= 0) std::cout << "every case ran on CPU " << cpu << "\n";
     std::cout << "written: " << out << "/bench.json\n";
     return 0;
   } catch (const std::exception& e) {
