@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "flynn/platform/errors.h"
-#include "fuzz_input.h"
 #include "flynn/platform/ptx.h"
 #include "flynn/platform/ptx_interp.h"
 #include "flynn/platform/ptx_lower.h"
+#include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto read = flynn::fuzz::read_input(data, size, "fuzz.ptx", flynn::ptx::read);

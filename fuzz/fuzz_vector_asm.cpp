@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "flynn/platform/errors.h"
-#include "fuzz_input.h"
 #include "flynn/platform/vector_asm.h"
 #include "flynn/platform/vector_interp.h"
+#include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto read = flynn::fuzz::read_input(data, size, "fuzz.s", flynn::vec::assemble);

@@ -1,8 +1,10 @@
 // Flynn benchmarks (not tests): each case runs in a child process of its own (SystemC
 // elaborates once per process, and peak memory is then per case); the parent prints a
 // table and writes bench.json. Figures are host throughput, measured side by side.
-//   flynn-bench [--quick] [--repeat N] [--out DIR]   all cases, each N times (default 5; 1
-//                                                    with --quick), the fastest run kept
+//   flynn-bench [--quick] [--repeat N] [--cpu N] [--out DIR]
+//                                             all cases, each N times (default 5; 1 with
+//                                             --quick), the fastest run kept; --cpu: all
+//                                             on that CPU
 //   flynn-bench --case NAME --count N         one case, one JSON line on stdout
 #include <sched.h>
 #include <sys/resource.h>

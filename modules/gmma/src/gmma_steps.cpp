@@ -48,10 +48,6 @@ std::string gmma_unit::read_a(const gathering& g, std::uint64_t& t, std::vector<
   return {};
 }
 
-// Step 4 for warp w and column group q (`cols` columns): C from the accumulators (once an
-// earlier MMA's D has landed in them), the math on the warp's tensor core from cycle
-// `ready` (its operands in), and D back into the accumulators through the register file.
-// started: the cycle the math could start at; done: the latest cycle the warp's D landed.
 // The tile positions of the column group's accumulator registers first .. first + count - 1
 // (columns col0 .. col0 + cols - 1 of the warp's D), for every lane.
 const std::vector<std::uint32_t>& gmma_unit::d_layout(unsigned first, unsigned count, unsigned cols, unsigned col0) {
@@ -66,6 +62,10 @@ const std::vector<std::uint32_t>& gmma_unit::d_layout(unsigned first, unsigned c
   return at;
 }
 
+// Step 4 for warp w and column group q (`cols` columns): C from the accumulators (once an
+// earlier MMA's D has landed in them), the math on the warp's tensor core from cycle
+// `ready` (its operands in), and D back into the accumulators through the register file.
+// started: the cycle the math could start at; done: the latest cycle the warp's D landed.
 std::string gmma_unit::warp_math(const gathering& g, unsigned w, unsigned q, unsigned cols,
                                  const std::vector<unsigned char>& a, const std::vector<unsigned char>& b,
                                  std::uint64_t ready, idle_marks& marks, std::uint64_t& math_start,

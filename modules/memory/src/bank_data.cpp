@@ -27,9 +27,6 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
   const bool in_order = ports_.size() == 1;
   const std::uint64_t now = in_order ? 0 : to_cycles(sc_core::sc_time_stamp());
   if (!in_order) commit_until(now);
-  // (word_when_ is sorted by word and the words come mostly in increasing order: the entry
-  // after the last one found is tried first.)
-  auto next_when = word_when_.cbegin();
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {
       if (rd) std::memcpy(buf, &data_[a], n);
@@ -39,16 +36,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
     for (std::uint64_t w = word_.quotient(a), last = word_.quotient(a + n - 1); w <= last; ++w) {
       const std::uint64_t lo = std::max(a, w * wb), hi = std::min(a + n, (w + 1) * wb);
       unsigned char* b = buf + (lo - a);
-      std::uint64_t when = 0;
-      if (one_wavefront_) {
-        when = passes_[0];
-      } else if (!when_flat_.empty()) {
-        when = word_cycle(w);
-      } else if (!word_when_.empty()) {
-        if (next_when == word_when_.cend() || next_when->first != w)
-          next_when = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
-        if (next_when != word_when_.cend() && next_when->first == w) when = (next_when++)->second;
-      }
+      const std::uint64_t when = one_wavefront_ ? passes_[0] : word_cycle(w);
       if (rd) {
         std::memcpy(b, &data_[lo], hi - lo);
         if (!pending_.empty() && pending_.first(w) != pending_.none) overlay(w, when, lo, hi, b);
@@ -75,12 +63,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
       unsigned char* b = d + std::size_t(l) * 4;
       std::uint32_t old = 0;
       const std::uint32_t operand = ax->operand[l];
-      std::uint64_t when = now;
-      if (!in_order) {
-        when = 0;
-        if (one_wavefront_) when = passes_[0];
-        else when = word_cycle(w);
-      }
+      const std::uint64_t when = in_order ? now : one_wavefront_ ? passes_[0] : word_cycle(w);
       std::memcpy(&old, &data_[a], 4);
       if (!in_order && !pending_.empty() && pending_.first(w) != pending_.none)
         overlay(w, when, a, a + 4, reinterpret_cast<unsigned char*>(&old));
@@ -138,6 +121,7 @@ std::uint64_t banked_memory::word_cycle(std::uint64_t w) const {
     const std::uint64_t i = w - when_base_;  // (a word below when_base_ wraps: beyond the table)
     return i < when_flat_.size() ? when_flat_[i] : 0;
   }
+  if (word_when_.empty()) return 0;
   const auto it = std::lower_bound(word_when_.cbegin(), word_when_.cend(), std::make_pair(w, std::uint64_t(0)));
   return it != word_when_.cend() && it->first == w ? it->second : 0;
 }
