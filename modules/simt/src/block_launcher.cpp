@@ -18,8 +18,10 @@ const block_launcher::placement* block_launcher::place(const warp_slots& warps) 
     block_slot& bs = slots_[first_free_];
     if (bs.busy) continue;
     out.warp_slots.clear();
-    for (const auto& w : warps)
-      if (!w->live && out.warp_slots.size() < warps_) out.warp_slots.push_back(w->slot);
+    for (const auto& w : warps) {
+      if (out.warp_slots.size() == warps_) break;
+      if (!w->live) out.warp_slots.push_back(w->slot);
+    }
     if (out.warp_slots.size() < warps_) return nullptr;
     // (Reset in place: the slot keeps its lists' storage and its shared-memory region.)
     bs.busy = true;

@@ -15,19 +15,28 @@ void hazard_checker::join(clock& into, const clock& c) {
 
 void hazard_checker::launch(unsigned slot, unsigned block_id, unsigned warps, std::uint64_t shared_bytes) {
   if (blocks_.size() <= slot) blocks_.resize(slot + 1);
+  // Reset in place, as a new block would be: the slot keeps its lists' storage.
   block& b = blocks_[slot];
-  b = block{};
   b.live = true;
   b.id = block_id;
   b.warps = warps;
   b.next_comp = 2 * warps + (warps + 3) / 4;
   b.w.resize(warps);
   for (unsigned i = 0; i < warps; ++i) {
-    b.w[i].c.assign(b.next_comp, 0);
-    b.w[i].c[warp_comp(b, i)] = 1;  // its first epoch
+    warp_state& ws = b.w[i];
+    ws.c.assign(b.next_comp, 0);
+    ws.c[warp_comp(b, i)] = 1;  // its first epoch
+    ws.regs.clear();
+    ws.regs_pending = 0;
+    ws.committed = ws.stores = ws.wgmma_seq = 0;
   }
+  b.bar_accum.clear();
+  b.mbars.clear();
   b.groups.resize((warps + 3) / 4);
-  b.shadow.resize((shared_bytes + 3) / 4);
+  for (auto& g : b.groups) g.clear();
+  b.shadow.assign((shared_bytes + 3) / 4, word_state{});
+  b.more.clear();
+  b.free_more.clear();
 }
 
 hazard_checker::access hazard_checker::warp_access(const block& b, unsigned w, std::uint32_t pc, std::uint64_t t) const {
