@@ -87,6 +87,20 @@ struct warp {
   // Every lane's count (the planes transposed, one set bit at a time).
   std::array<std::uint32_t, 32> lane_counts() const {
     std::array<std::uint32_t, 32> c{};
+    // Without divergence every plane is empty or the same set of lanes: one count for them.
+    std::uint32_t lanes = 0, count = 0;
+    bool uniform = true;
+    for (unsigned i = 0; i < planes_used && uniform; ++i) {
+      const std::uint32_t plane = count_planes[i];
+      if (!plane) continue;
+      uniform = !lanes || plane == lanes;
+      lanes = plane;
+      count |= 1u << i;
+    }
+    if (uniform) {
+      for (std::uint32_t m = lanes; m; m &= m - 1) c[static_cast<unsigned>(__builtin_ctz(m))] = count;
+      return c;
+    }
     for (unsigned i = 0; i < planes_used; ++i)
       for (std::uint32_t m = count_planes[i]; m; m &= m - 1) c[static_cast<unsigned>(__builtin_ctz(m))] |= 1u << i;
     return c;
