@@ -211,11 +211,14 @@ std::uint64_t register_file::write_results(const unsigned* regs, std::size_t n, 
 // A write's values land at `cycle`: at once if it has come, else they wait for it.
 void register_file::land_at(const register_access_extension& x, const unsigned char* data, unsigned length,
                             std::uint64_t cycle) {
-  pending_write w;
-  if (!spare_.empty()) {
-    w = std::move(spare_.back());
+  std::unique_ptr<pending_write> wp;
+  if (spare_.empty()) {
+    wp = std::make_unique<pending_write>();
+  } else {
+    wp = std::move(spare_.back());
     spare_.pop_back();
   }
+  pending_write& w = *wp;
   w.cycle = cycle;
   w.seq = write_seq_++;
   w.lanes = x.lanes;
@@ -224,7 +227,7 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
   w.data.assign(data, data + length);
   if (to_time(cycle) <= sc_core::sc_time_stamp()) {
     apply(w);
-    spare_.push_back(std::move(w));
+    spare_.push_back(std::move(wp));
     return;
   }
   // Only a write that waits is read through (overlay): its register index is made here.
@@ -237,17 +240,34 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
     for (std::size_t j = 0; j < w.registers.size(); ++j) w.position[w.registers[j] - w.lowest] = std::int32_t(j);
   }
   const auto at = std::upper_bound(pending_.begin(), pending_.end(), cycle,
-                                   [](std::uint64_t c, const pending_write& p) { return c < p.cycle; });
+                                   [](std::uint64_t c, const std::unique_ptr<pending_write>& p) { return c < p->cycle; });
   const bool first = at == pending_.begin();
-  count_pending(w, 1);
-  pending_.insert(at, std::move(w));
+  index_pending(w);
+  pending_.insert(at, std::move(wp));
   if (first) schedule_landing();
 }
 
-void register_file::count_pending(const pending_write& w, int delta) {
-  for (unsigned r : w.registers) {
-    if (r >= pending_by_register_.size()) pending_by_register_.resize(std::size_t(r) + 1, 0);
-    pending_by_register_[r] += delta;
+// Enters w in the lists of the registers it names (once each, however often it names one):
+// after the writes of its cycle or earlier, as it is the latest write made.
+void register_file::index_pending(const pending_write& w) {
+  for (std::size_t j = 0; j < w.registers.size(); ++j) {
+    const unsigned r = w.registers[j];
+    if (w.find(r) != std::int32_t(j)) continue;  // (named again later)
+    if (r >= by_register_.size()) by_register_.resize(std::size_t(r) + 1);
+    auto& list = by_register_[r];
+    const auto at = std::upper_bound(list.begin(), list.end(), w.cycle,
+                                     [](std::uint64_t c, const pending_write* p) { return c < p->cycle; });
+    list.insert(at, &w);
+  }
+}
+
+// Takes the earliest pending write out of its registers' lists, where it is the first.
+void register_file::unindex_pending(const pending_write& w) {
+  for (std::size_t j = 0; j < w.registers.size(); ++j) {
+    const unsigned r = w.registers[j];
+    if (w.find(r) != std::int32_t(j)) continue;
+    auto& list = by_register_[r];
+    list.erase(list.begin());
   }
 }
 
@@ -263,7 +283,7 @@ void register_file::apply(const pending_write& w) {
 // every process at that cycle, the warps' own reads included, sees the values.
 void register_file::schedule_landing() {
   if (pending_.empty()) return;
-  const sc_core::sc_time at = to_time(pending_.front().cycle), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time at = to_time(pending_.front()->cycle), now = sc_core::sc_time_stamp();
   const sc_core::sc_time before = at - sc_core::sc_get_time_resolution();
   land_ev_.cancel();
   land_ev_.notify(before > now ? before - now : sc_core::SC_ZERO_TIME);
@@ -271,9 +291,9 @@ void register_file::schedule_landing() {
 
 void register_file::land() {
   const sc_core::sc_time horizon = sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution();
-  while (!pending_.empty() && to_time(pending_.front().cycle) <= horizon) {
-    apply(pending_.front());
-    count_pending(pending_.front(), -1);
+  while (!pending_.empty() && to_time(pending_.front()->cycle) <= horizon) {
+    apply(*pending_.front());
+    unindex_pending(*pending_.front());
     spare_.push_back(std::move(pending_.front()));
     pending_.pop_front();
   }
@@ -281,9 +301,12 @@ void register_file::land() {
 }
 
 void register_file::finish_writes() {
-  for (const pending_write& w : pending_) apply(w);
+  for (auto& w : pending_) {
+    apply(*w);
+    spare_.push_back(std::move(w));
+  }
   pending_.clear();
-  pending_by_register_.assign(pending_by_register_.size(), 0);
+  for (auto& list : by_register_) list.clear();
 }
 
 // Register k of the request into its row of `data`, as its bank reads it at `slot`.
@@ -295,18 +318,18 @@ void register_file::read_register(const register_access_extension& x, std::size_
       std::memcpy(row + lane_register_bytes * l, &x.lanes[l][std::size_t(x.registers[k]) * x.register_stride],
                   lane_register_bytes);
   const unsigned reg = x.registers[k];
-  if (reg < pending_by_register_.size() && pending_by_register_[reg]) overlay(x, k, slot, row);
+  if (reg < by_register_.size() && !by_register_[reg].empty()) overlay(x, k, slot, row);
 }
 
 void register_file::overlay(const register_access_extension& x, std::size_t k, std::uint64_t slot,
                             unsigned char* row) const {
   const unsigned reg = x.registers[k];
   const bool every_lane = std::all_of(x.lanes.begin(), x.lanes.end(), [](const std::uint32_t* p) { return p; });
-  for (const pending_write& w : pending_) {
+  for (const pending_write* p : by_register_[reg]) {
+    const pending_write& w = *p;
     if (w.cycle > slot) break;
     if (w.stride != x.register_stride) continue;
     const int j = w.find(reg);
-    if (j < 0) continue;
     if (every_lane && w.lanes == x.lanes) {  // the same threads in the same lanes: the whole row
       std::memcpy(row, &w.data[warp_register_bytes * std::size_t(j)], warp_register_bytes);
       continue;

@@ -180,3 +180,45 @@ TEST_CASE("register_file: a write's values land at the cycle it completes, not a
   CHECK(l == 99);
   CHECK(in_warp_at == 99);
 }
+
+TEST_CASE("register_file: a read sees its own warp's writes pending up to its cycle, in order, and no other warp's") {
+  flynn::register_file_params p;  // 4 banks: register 8 in bank 0
+  flynn::register_file rf("rf", p);
+  warp_registers a, b;
+  a.regs[0][8] = 5;
+  b.regs[0][8] = 7;
+  std::vector<unsigned char> data, twice;
+  std::array<std::vector<unsigned char>, 6> seen;
+  const auto row = [](std::uint32_t v) {
+    std::vector<unsigned char> d(flynn::warp_register_bytes, 0);
+    std::memcpy(&d[0], &v, 4);  // lane 0
+    return d;
+  };
+  initiator init("init", [&](initiator& i) {
+    // All made at cycle 0 for later cycles: a's register 8 becomes 10, then 11, then (named
+    // twice in one write, the later value winning) 13; b's becomes 20 before all of them.
+    data = row(10);
+    access(i, a, true, {8}, 40, data);
+    data = row(11);
+    access(i, a, true, {8}, 60, data);
+    data = row(20);
+    access(i, b, true, {8}, 30, data);
+    twice = row(12);
+    const auto second = row(13);
+    twice.insert(twice.end(), second.begin(), second.end());
+    access(i, a, true, {8, 8}, 80, twice);
+    access(i, a, false, {8}, 20, seen[0]);
+    access(i, a, false, {8}, 50, seen[1]);
+    access(i, a, false, {8}, 70, seen[2]);
+    access(i, a, false, {8}, 90, seen[3]);
+    access(i, b, false, {8}, 20, seen[4]);
+    access(i, b, false, {8}, 50, seen[5]);
+  });
+  init.socket.bind(rf.port);
+  sc_core::sc_start();
+  std::array<std::uint32_t, 6> v{};
+  for (std::size_t k = 0; k < v.size(); ++k) std::memcpy(&v[k], seen[k].data(), 4);
+  CHECK(v == std::array<std::uint32_t, 6>{5, 10, 11, 13, 7, 20});
+  CHECK(a.regs[0][8] == 13);
+  CHECK(b.regs[0][8] == 20);
+}

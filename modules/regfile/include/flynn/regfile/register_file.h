@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -141,13 +142,14 @@ class register_file : public module, public register_file_if {
     std::vector<std::int32_t> position;
     int find(unsigned r) const { return r >= lowest && r - lowest < position.size() ? position[r - lowest] : -1; }
   };
-  std::deque<pending_write> pending_;  // sorted by (cycle, seq)
+  std::deque<std::unique_ptr<pending_write>> pending_;  // sorted by (cycle, seq)
   // Landed writes kept for their vectors' storage: the next write reuses it, no allocation.
-  std::vector<pending_write> spare_;
-  // How many pending writes name each register number (of any warp): a read of a register
-  // no pending write names skips the overlay.
-  std::vector<std::uint32_t> pending_by_register_;
-  void count_pending(const pending_write& w, int delta);
+  std::vector<std::unique_ptr<pending_write>> spare_;
+  // The pending writes that name each register number (of any warp), in (cycle, seq) order:
+  // a read lays over only these (none: it skips the overlay).
+  std::vector<std::vector<const pending_write*>> by_register_;
+  void index_pending(const pending_write& w);
+  void unindex_pending(const pending_write& w);  // (w: the earliest pending write)
   std::uint64_t write_seq_ = 0;
   sc_core::sc_event land_ev_;
   void land();                          // the writes whose cycle has come (a method)
