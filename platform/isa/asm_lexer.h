@@ -93,21 +93,25 @@ class line_assembler {
     std::size_t k = 0;
   };
 
-  // do_line(text) for every line of `text`, with line_ its number (from 1); then `code` must
-  // hold at least one instruction.
+  // do_line(text) for every line of `text`, with line_ its number (from 1), the lines of a
+  // ".rept N" ... ".endr" block N times over (blocks nest); then `code` must hold at least
+  // one instruction.
   template <class F, class Code>
   void each_line(const std::string& text, F&& do_line, const Code& code) {
-    std::size_t pos = 0;
-    unsigned lineno = 0;
-    while (pos <= text.size()) {
+    std::vector<std::string> lines;
+    for (std::size_t pos = 0; pos <= text.size();) {
       std::size_t nl = text.find('\n', pos);
       if (nl == std::string::npos) nl = text.size();
-      line_ = ++lineno;
-      do_line(text.substr(pos, nl - pos));
+      lines.push_back(text.substr(pos, nl - pos));
       pos = nl + 1;
     }
+    lines_run_ = 0;
+    run_lines(lines, 0, lines.size(), do_line);
     if (code.empty()) fail(1, 1, "at least one instruction", "none");
   }
+
+  // The most lines a file may make with its .rept blocks repeated.
+  static constexpr std::uint64_t max_lines_run = 1000000;
 
   // Splits `line` (identifiers may also start with one of extra_ident_start) and takes the
   // labels that start it (see leading_labels).
@@ -217,6 +221,61 @@ class line_assembler {
 
  private:
   std::map<std::string, std::pair<V, unsigned>> labels_;  // -> (value, line)
+  std::uint64_t lines_run_ = 0;
+
+  // Lines [from, to) of `lines` (line i has number i + 1) through do_line, a .rept block's
+  // body as many times as it says.
+  template <class F>
+  void run_lines(const std::vector<std::string>& lines, std::size_t from, std::size_t to, F& do_line) {
+    for (std::size_t i = from; i < to; ++i) {
+      std::uint64_t count = 0;
+      const unsigned at = static_cast<unsigned>(i + 1);
+      const int d = repeat_directive(lines[i], at, count);
+      if (d == 0) {
+        if (++lines_run_ > max_lines_run)
+          fail(at, 1, "at most " + std::to_string(max_lines_run) + " lines with the .rept blocks repeated", "more");
+        line_ = at;
+        do_line(lines[i]);
+        continue;
+      }
+      if (d < 0) fail(at, 1, "an instruction or a directive (this .endr closes no .rept)", "'.endr'");
+      std::size_t end = i + 1;
+      for (unsigned depth = 1; end < to; ++end) {
+        std::uint64_t inner = 0;
+        const int e = repeat_directive(lines[end], static_cast<unsigned>(end + 1), inner);
+        if (e > 0) ++depth;
+        if (e < 0 && --depth == 0) break;
+      }
+      if (end == to) fail(static_cast<unsigned>(to + (to == lines.size() ? 0 : 1)), 1,
+                          "a .endr closing the .rept of line " + std::to_string(at),
+                          to == lines.size() ? "end of file" : "'.endr' of an outer block");
+      for (std::uint64_t k = 0; k < count; ++k) run_lines(lines, i + 1, end, do_line);
+      i = end;
+    }
+  }
+
+  // 1 for a ".rept N" line (count: N), -1 for ".endr", 0 for any other line.
+  int repeat_directive(const std::string& line, unsigned at, std::uint64_t& count) const {
+    const std::vector<token> t = tokenize(strip_comment(line));
+    std::size_t k = 0;  // (past the labels that start the line)
+    while (k + 1 < t.size() && t[k].kind == token::ident && t[k + 1].s == ":") k += 2;
+    if (k == t.size() || t[k].kind != token::ident) return 0;
+    const std::string head = lower(t[k].s);
+    if (head != ".endr" && head != ".rept") return 0;
+    if (k > 0)
+      fail(at, t[0].col, head + " on a line of its own (a label goes on the line before)", quoted(t[0].s + ":"));
+    const unsigned eol = t.back().end;
+    if (head == ".endr") {
+      if (t.size() > 1) fail(at, t[1].col, "end of line (.endr)", quoted(t[1].s));
+      return -1;
+    }
+    const std::string range = "a repeat count 0 to " + std::to_string(max_lines_run) + " (.rept N)";
+    if (t.size() == 1) fail(at, eol, range, "end of line");
+    if (t[1].kind != token::number || !parse_magnitude(t[1].s, count) || count > max_lines_run)
+      fail(at, t[1].col, range, quoted(t[1].s));
+    if (t.size() > 2) fail(at, t[2].col, "end of line (.rept N)", quoted(t[2].s));
+    return 1;
+  }
 };
 
 }  // namespace flynn::asm_lexer

@@ -7,20 +7,8 @@
         mov   r242, 0x80080             ; B at 2048
         mov   r243, 16
         wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 0
+        .rept 15
         wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
-        wgmma.m64n256k32.f32.e4m3.e4m3 r0, r240, r242, 1
+        .endr
         wgmma.commit_group
         wgmma.wait_group 0

@@ -16,38 +16,9 @@
    @p0  bra   chain
         bra   mma
 chain:
+        .rept 32
         ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
-        ld.shared.32 r201, [r201]       ; shared memory is zero: every load reads address 0
+        .endr
         ldparam r214, 0                 ; copies
         ldparam r215, 1                 ; 1: the data in the L2 first
         mbarrier.init [r210], 1
@@ -81,21 +52,9 @@ mma:
         or    r240, r240, 0x80000       ; LBO 128 >> 4 = 8 in bits 16-29
         or    r242, r242, 0x80000
         wgmma.m64n64k16.f32.bf16 r0, r240, r242, 0
+        .rept 15
         wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
-        wgmma.m64n64k16.f32.bf16 r0, r240, r242, 1
+        .endr
         wgmma.commit_group
         wgmma.wait_group 0
         exit

@@ -12,21 +12,9 @@
         mov   r106, 0x80080             ; B at 2048
         mov   r107, 16
         wgmma.m64n128k16.f32.f16 r0, r104, r106, 0
+        .rept 15
         wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
-        wgmma.m64n128k16.f32.f16 r0, r104, r106, 1
+        .endr
         wgmma.commit_group
         wgmma.wait_group 0
 sync:   bar.sync

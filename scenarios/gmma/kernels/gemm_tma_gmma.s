@@ -66,15 +66,11 @@ c_kloop:
 c_first:
         wgmma.m64n256k16.f32.bf16 r0, r240, r242, 0   ; the tile's first MMA: D = A x B
 c_rest:
+        .rept 3
         add   r240, r240, 2             ; next 16 K: 32 bytes further along the row
         add   r242, r242, 2
         wgmma.m64n256k16.f32.bf16 r0, r240, r242, 1
-        add   r240, r240, 2             ; next 16 K: 32 bytes further along the row
-        add   r242, r242, 2
-        wgmma.m64n256k16.f32.bf16 r0, r240, r242, 1
-        add   r240, r240, 2             ; next 16 K: 32 bytes further along the row
-        add   r242, r242, 2
-        wgmma.m64n256k16.f32.bf16 r0, r240, r242, 1
+        .endr
         wgmma.commit_group
         wgmma.wait_group 1              ; the previous stage's MMAs are done:
         setp.ne.s32 p6, r228, 0

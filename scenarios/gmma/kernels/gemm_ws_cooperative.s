@@ -78,28 +78,20 @@ c_kloop:
    @p7  bra   c_n128
    @p5  wgmma.m64n256k16.f32.bf16 r0, r160, r162, 0
   @!p5  wgmma.m64n256k16.f32.bf16 r0, r160, r162, 1
+        .rept 3
         add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
         add   r162, r162, 2
         wgmma.m64n256k16.f32.bf16 r0, r160, r162, 1
-        add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
-        add   r162, r162, 2
-        wgmma.m64n256k16.f32.bf16 r0, r160, r162, 1
-        add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
-        add   r162, r162, 2
-        wgmma.m64n256k16.f32.bf16 r0, r160, r162, 1
+        .endr
         bra   c_commit
 c_n128:
    @p5  wgmma.m64n128k16.f32.bf16 r0, r160, r162, 0
   @!p5  wgmma.m64n128k16.f32.bf16 r0, r160, r162, 1
+        .rept 3
         add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
         add   r162, r162, 2
         wgmma.m64n128k16.f32.bf16 r0, r160, r162, 1
-        add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
-        add   r162, r162, 2
-        wgmma.m64n128k16.f32.bf16 r0, r160, r162, 1
-        add   r160, r160, 2             ; next 16 K: 32 bytes further along the row
-        add   r162, r162, 2
-        wgmma.m64n128k16.f32.bf16 r0, r160, r162, 1
+        .endr
 c_commit:
         wgmma.commit_group
         wgmma.wait_group 1              ; the previous stage's MMAs are done:

@@ -294,6 +294,21 @@ TEST_CASE("asm: kernel names and files") {
                     "/: expected a kernel file (SIMT assembly), found a directory (only regular files are read)");
 }
 
+TEST_CASE("asm: .rept N ... .endr repeats its lines N times, blocks nest, lines keep their numbers") {
+  const kernel k = as(".kernel r\nmov r1, 0\n.rept 3 ; thrice\nadd r1, r1, 1\n  .REPT 2\nadd r1, r1, 10\n  .endr\n"
+                      ".endr\n.rept 0\nadd r1, r1, 100\n.endr\nexit\n");
+  REQUIRE(k.code.size() == 11);  // mov, 3 x (add, 2 x add), exit
+  CHECK(k.code[1].line == 4);
+  CHECK(k.code[2].line == 6);
+  CHECK(k.code[3].line == 6);
+  CHECK(k.code[4].line == 4);
+  CHECK(k.code[10].line == 12);
+  CHECK(k.code[10].code == op::exit);
+  // A label inside a repeated block is defined once per repetition: an error at its line.
+  CHECK(asm_error("exit\n.rept 2\nl: exit\n.endr\n") ==
+        "t.s:3:1: expected a new label name ('l' is already defined at line 3), found 'l'");
+}
+
 // ---- assembler: errors --------------------------------------------------------------
 
 TEST_CASE("asm errors: unknown mnemonic with a suggestion") {
@@ -453,6 +468,24 @@ TEST_CASE("asm errors: guards and directives") {
   CHECK_THAT(asm_error(".kernel 9x\nexit\n"), StartsWith("t.s:1:9: expected a kernel name") && Contains("found '9x'"));
   CHECK(asm_error(".kernel a\n.kernel b\nexit\n") ==
         "t.s:2:1: expected one .kernel directive (the kernel is named 'a' at line 1), found '.kernel'");
+}
+
+TEST_CASE("asm errors: .rept blocks") {
+  CHECK(asm_error("exit\n.rept\nexit\n.endr\n") == "t.s:2:6: expected a repeat count 0 to 1000000 (.rept N), found end of line");
+  CHECK(asm_error("exit\n.rept r1\n.endr\n") == "t.s:2:7: expected a repeat count 0 to 1000000 (.rept N), found 'r1'");
+  CHECK(asm_error("exit\n.rept 2000000\n.endr\n") ==
+        "t.s:2:7: expected a repeat count 0 to 1000000 (.rept N), found '2000000'");
+  CHECK(asm_error("exit\n.rept 2 3\n.endr\n") == "t.s:2:9: expected end of line (.rept N), found '3'");
+  CHECK(asm_error("exit\n.endr\n") ==
+        "t.s:2:1: expected an instruction or a directive (this .endr closes no .rept), found '.endr'");
+  CHECK(asm_error("exit\n.rept 2\n.endr now\n") == "t.s:3:7: expected end of line (.endr), found 'now'");
+  CHECK(asm_error("exit\nl: .rept 2\nexit\n.endr\n") ==
+        "t.s:2:1: expected .rept on a line of its own (a label goes on the line before), found 'l:'");
+  CHECK(asm_error("exit\n.rept 2\n.rept 3\nexit\n.endr\n") ==
+        "t.s:6:1: expected a .endr closing the .rept of line 2, found end of file");
+  // Repetitions that would make more lines than a kernel file may: refused, not run.
+  CHECK_THAT(asm_error("exit\n.rept 1000\n.rept 1000\n.rept 1000\nadd r1, r1, 1\n.endr\n.endr\n.endr\n"),
+             StartsWith("t.s:5:1: expected at most 1000000 lines with the .rept blocks repeated, found more"));
 }
 
 TEST_CASE("asm errors: empty kernel") {

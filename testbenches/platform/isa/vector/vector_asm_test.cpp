@@ -299,6 +299,14 @@ TEST_CASE("asm: data directives and blocks and symbol addresses") {
   CHECK(sym(p, "E") == 56);
 }
 
+TEST_CASE("asm: .rept N ... .endr repeats instructions and data lines") {
+  const program p = as("li r1, 0\n.rept 4\nadd r1, r1, r1\n.endr\nhalt\n.data\nT:\n.rept 3\n.word 7\n.endr\n");
+  REQUIRE(p.code.size() == 6);
+  CHECK(p.code[4].line == 3);
+  REQUIRE(p.data.size() == 1);
+  CHECK(p.data[0].words == std::vector<std::uint64_t>{7, 7, 7});
+}
+
 TEST_CASE("asm: assemble_file reads a file and reports unreadable ones") {
   const std::string path = "vector_asm_test_tmp.s";
   {
