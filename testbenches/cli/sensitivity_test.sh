@@ -9,7 +9,8 @@
 #      is never faster, and the TMA's 5 MB then need at least 5 MB / 32 B cycles;
 #   4. a chain of wgmmas accumulating into one D waits for each D: with a tensor-core latency
 #      of 500 the dependent interval exceeds the independent one by about that latency, and
-#      at the shipped latency of 8 both run at the datapath rate (N/2 = 32 cycles);
+#      at the shipped latency of 8 both run at the datapath rate (N/2 = 32 cycles); only the
+#      dependent chain at 500 has accumulator waits;
 #   5. the control for the racy-GEMM fault: the correct kernel with the same tensor cores a
 #      quarter as fast passes its golden check, and takes at least its FMAs at 4 x 128 a cycle;
 #   6. the SIMT core's load/store latency: vecadd with lat_lsu 0 (the issue loop decides at
@@ -73,6 +74,12 @@ check "tensor-core latency 8: dependent $d8, independent $i8 cycles: both at the
   "abs($d8 - 32) <= 1 and abs($i8 - 32) <= 1"
 check "tensor-core latency 500: dependent $d500 - independent $i500 = about the latency" \
   "500 - 32 <= $d500 - $i500 <= 500 + 16"
+# The dependent chain's wait is the GMMA unit's accumulator wait: each of the 15 MMAs after
+# the first has 32 column-group blocks (4 warps x 8) that wait for the previous MMA's D, at
+# least the latency less the 32 cycles of datapath between them; none waits otherwise.
+a500=$(stat dep500 top.gmma.accumulator_wait_cycles)
+check "accumulator waits: $a500 cycles dependent at latency 500 (at least 15 x 32 x 468), $(stat dep8 top.gmma.accumulator_wait_cycles) at 8, $(stat ind500 top.gmma.accumulator_wait_cycles) independent" \
+  "$a500 >= 15 * 32 * (500 - 32) and $(stat dep8 top.gmma.accumulator_wait_cycles) == 0 and $(stat ind500 top.gmma.accumulator_wait_cycles) == 0"
 
 # 5. Control for the fault catalogue's racy GEMM: the correct kernel on the slower tensor cores.
 slow=()

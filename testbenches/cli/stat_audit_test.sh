@@ -17,7 +17,10 @@
 #  - crossbar: link waits fall when the links are wider;
 #  - gmma_unit: a warpgroup whose warps each wait in tma.wait for an 8 KB store before a wgmma:
 #    its tensor cores' idle time goes to tc_idle_other_wait, and a slower crossbar (one more
-#    round trip per store) adds to it.
+#    round trip per store) adds to it;
+#  - the TMA copy and the calibration kernel: memory bytes, requests per port and debug
+#    accesses, mbarrier operations and TMA stores, the GMMA unit's blocks, D and B bytes and
+#    start barrier, and the core's idle causes (see the comments above each).
 #   usage: stat_audit_test.sh FLYNN_BINARY SOURCE_DIR
 set -uo pipefail
 . "$(dirname "$0")/sensitivity_lib.sh"
@@ -117,6 +120,43 @@ check "tensor cores idle while the warps wait in tma.wait: $o cycles, $os with t
 check "crossbar link waits: $(stat tcw top.xbar.link_wait_cycles) at 64 B a cycle, $(stat tcw_wide top.xbar.link_wait_cycles) at 1024" \
   "$(stat tcw top.xbar.link_wait_cycles) > $(stat tcw_wide top.xbar.link_wait_cycles)"
 
+# banked_memory and simt_core on the TMA copy (tma_copy.json): one thread loads a 64 x 8 bf16
+# box whose rows 60..63 lie in the tensor (4 rows of 128 B read from global memory, the 4
+# outside rows zero-filled) into shared memory and stores it to a second tensor (the same 4
+# rows written); the box's 8 rows (1 KB) go into shared memory and the store reads them back;
+# the block's shared memory is zeroed at launch by one debug access; the thread makes 3
+# mbarrier operations (init, arrive.expect_tx, wait) and one tma.store; its warp issues the
+# kernel's 14 instructions and waits on the copies most of the run, at no barrier or wgmma.
+run tcopy "$SRC/scenarios/gmma/tma_copy.json"
+t() { stat tcopy "$1"; }
+check "tma_copy global memory: $(t top.gmem.bytes_read) B read, $(t top.gmem.bytes_written) B written (4 rows of 128 B each way), port_requests $(t top.gmem.port_requests) = $(t top.gmem.reads) reads + $(t top.gmem.writes) writes" \
+  "$(t top.gmem.bytes_read) == 512 and $(t top.gmem.bytes_written) == 512 and sum($(t top.gmem.port_requests)) == $(t top.gmem.reads) + $(t top.gmem.writes) == 8"
+check "tma_copy shared memory: $(t top.smem.bytes_written) B written (8 rows, 4 of zeros), $(t top.smem.bytes_read) B read by the store, $(t top.smem.debug_accesses) debug access (zeroed at launch)" \
+  "$(t top.smem.bytes_written) == 1024 and $(t top.smem.bytes_read) == 1024 and $(t top.smem.debug_accesses) == 1"
+check "tma_copy core: $(t top.sm.mbarrier_ops) mbarrier operations, $(t top.sm.tma_stores) tma.store, per-slot instructions adding up to $(t top.sm.warp_instructions) = 14, $(t top.sm.idle_cycles_async) of $(t cycles) cycles idle on the copies, $(t top.sm.idle_cycles_barrier) on barriers, $(t top.sm.idle_cycles_wgmma) on wgmma" \
+  "$(t top.sm.mbarrier_ops) == 3 and $(t top.sm.tma_stores) == 1 and sum($(t top.sm.warp_instructions_per_slot)) == $(t top.sm.warp_instructions) == 14 and $(t top.sm.idle_cycles_async) > $(t cycles) / 2 and $(t top.sm.idle_cycles_barrier) == 0 and $(t top.sm.idle_cycles_wgmma) == 0"
+
+# gmma_unit and simt_core on the calibration kernel (calibration_h100_sm.json): 16 dependent
+# wgmma.m64n64k16 of a warpgroup (4 warps, one per sub-partition) after a bar.sync that waits
+# for thread 0's loads and copies. Each MMA writes back D, 64 x 64 f32 (16 KB), in 32 blocks
+# (4 warps x 8 column groups of 8 columns), and reads B (64 x 16 bf16, 2 KB) from shared
+# memory once, delivered to the 4 sub-partitions. The warps wait at the barrier and in
+# wgmma.wait_group. With warp 3 held back by 10 dependent adds (4 cycles each) before its
+# first wgmma, that MMA starts at least 40 cycles after its first warp's arrival.
+CAL="$SRC/scenarios/gmma/calibration_h100_sm.json"
+run cal "$CAL"
+awk '{print} /^        bar.sync$/ {print "        mov   r111, %warpid"; print "        setp.ne.s32 p5, r111, 3";
+  print "   @p5  bra   go"; print "        .rept 10"; print "        add   r112, r112, 1"; print "        .endr"; print "go:"}' \
+  "$SRC/scenarios/gmma/kernels/calibrate_m64n64.s" >"$WORK/late_warp.s"
+run cal_late "$CAL" --set "workload.kernel=$WORK/late_warp.s" --set calibration=[]
+c() { stat cal "top.gmma.$1"; }
+check "gmma_unit: D $(c rf_write_bytes) B = 16 x 64 x 64 x 4, $(c tensor_core_blocks) tensor-core blocks = 16 x 4 x 8, B $(c b_multicast_bytes) B delivered = 4 x $(c b_smem_bytes) read" \
+  "$(c rf_write_bytes) == 16 * 64 * 64 * 4 and $(c tensor_core_blocks) == 16 * 4 * 8 and $(c b_multicast_bytes) == 4 * $(c b_smem_bytes) == 4 * 16 * 2048"
+check "gmma_unit start barrier: $(c start_barrier_cycles) cycles over the 16 MMAs (the warps run the same code from one release), $(stat cal_late top.gmma.start_barrier_cycles) with warp 3 held back 40 cycles" \
+  "$(c start_barrier_cycles) <= 16 and $(stat cal_late top.gmma.start_barrier_cycles) >= $(c start_barrier_cycles) + 40"
+check "calibration core: idle $(stat cal top.sm.idle_cycles_barrier) cycles on the bar.sync, $(stat cal top.sm.idle_cycles_wgmma) in wgmma.wait_group (none in tma_copy)" \
+  "$(stat cal top.sm.idle_cycles_barrier) > 0 and $(stat cal top.sm.idle_cycles_wgmma) > 0"
+
 # Coverage: every statistic of every module type is named by a test.
 "$FLYNN" list --json >"$WORK/list.json"
 python3 - "$WORK/list.json" "$SRC/testbenches" >"$WORK/coverage.txt" <<'PY'
@@ -124,6 +164,8 @@ import json, os, re, sys
 types = json.load(open(sys.argv[1]))
 text = ""
 for root, _, files in os.walk(sys.argv[2]):
+    if ".flynn-output" in files:  # a run's output folder names every statistic: not a test
+        continue
     for f in files:
         if f.endswith((".sh", ".txt", ".cpp", ".py")):
             text += open(os.path.join(root, f), errors="ignore").read()

@@ -222,3 +222,39 @@ TEST_CASE("register_file: a read sees its own warp's writes pending up to its cy
   CHECK(a.regs[0][8] == 13);
   CHECK(b.regs[0][8] == 20);
 }
+
+TEST_CASE("register_file: one request counted per call, and write-backs wait while the result queue is full") {
+  // Four registers written to one bank at cycle 10, one a cycle: with a result queue of 2
+  // entries the third waits for the first to leave (cycle 11, 1 cycle) and the fourth for
+  // the second (cycle 12, 2 cycles): 3 cycles in all, the last written at 13 (done 14). With
+  // 8 entries none waits. Each write and read call is one request, however many registers.
+  std::vector<std::unique_ptr<flynn::register_file>> owned;
+  std::vector<std::unique_ptr<initiator>> inits;
+  const std::vector<unsigned> entries = {2, 8};
+  std::vector<std::uint64_t> written(entries.size());
+  std::vector<warp_registers> w(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    flynn::register_file_params p;
+    p.banks = 1;
+    p.result_queue = entries[k];
+    owned.push_back(std::make_unique<flynn::register_file>(("rf" + std::to_string(k)).c_str(), p));
+    inits.push_back(std::make_unique<initiator>(("init" + std::to_string(k)).c_str(), [&, k](initiator& i) {
+      std::vector<unsigned char> data(4 * flynn::warp_register_bytes, 0), out;
+      written[k] = access(i, w[k], true, span(0, 4), 10, data);
+      access(i, w[k], false, {0}, 30, out);
+      access(i, w[k], false, {1, 2}, 40, out);
+    }));
+    inits.back()->socket.bind(owned.back()->port);
+  }
+  sc_core::sc_start();
+  CHECK(stat(*owned[0], "result_queue_full_cycles") == 3);
+  CHECK(written[0] == 14);
+  CHECK(stat(*owned[1], "result_queue_full_cycles") == 0);
+  CHECK(written[1] == 14);  // (the one bank still writes one register a cycle)
+  for (const auto& rf : owned) {
+    CHECK(stat(*rf, "write_requests") == 1);
+    CHECK(stat(*rf, "read_requests") == 2);
+    CHECK(stat(*rf, "writes") == 4);
+    CHECK(stat(*rf, "reads") == 3);
+  }
+}
