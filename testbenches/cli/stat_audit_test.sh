@@ -12,7 +12,7 @@
 #  - dram: closed pages have no row hits; row_hit_rate is row hits over column accesses, and
 #    the column accesses per pseudo-channel add up to them;
 #  - mma_engine: K = 16 is one K block, a warp's share (16 x 64 x 16) 32 cycles at 512 a
-#    cycle; K = 64 four blocks and 128 cycles;
+#    cycle; K = 64 four blocks and 128 cycles; operand bytes through registers by generation;
 #  - register_file: reads wait for the crossbar only when it is narrower than they are;
 #  - crossbar: link waits fall when the links are wider;
 #  - gmma_unit: a warpgroup whose warps each wait in tma.wait for an 8 KB store before a wgmma:
@@ -95,6 +95,13 @@ check "mma_engine: K 16 -> 64: $(stat patent top.gen4_warpgroup.k_blocks) -> $(s
   "$(stat patent top.gen4_warpgroup.k_blocks) == 1 and $(stat patent_k64 top.gen4_warpgroup.k_blocks) == 4 and $(stat patent top.gen4_warpgroup.datapath_cycles) == 32 and $(stat patent_k64 top.gen4_warpgroup.datapath_cycles) == 128"
 u=$(stat patent top.gen4_warpgroup.tensor_utilisation) c=$(stat patent top.gen4_warpgroup.mma_cycles)
 check "mma_engine: tensor utilisation $u = 64 x 64 x 16 / ($c cycles x 4 x 512)" "abs($u - 65536 / ($c * 2048)) < 1e-6"
+# Operands through registers: the 8-thread and warp generations write A and B (64 x 16 and
+# 16 x 64 bf16, 4 KB) into their register files, at least once and more often the smaller
+# their instruction tiles (each unit gets its own rows and columns); the warpgroup reads
+# them from shared memory and writes none.
+w2=$(stat patent top.gen2_group8.rf_write_bytes) w3=$(stat patent top.gen3_warp.rf_write_bytes)
+check "mma_engine operand bytes into registers: $w2 (8 x 8 x 4 tiles), $w3 (16 x 8 x 16), $(stat patent top.gen4_warpgroup.rf_write_bytes) (warpgroup, from shared memory)" \
+  "$w2 > $w3 >= 4096 and $(stat patent top.gen4_warpgroup.rf_write_bytes) == 0"
 
 # register_file
 S="$SRC/scenarios/gmma/mma_sync.json"
