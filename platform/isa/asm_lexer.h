@@ -105,8 +105,23 @@ class line_assembler {
       lines.push_back(text.substr(pos, nl - pos));
       pos = nl + 1;
     }
+    // Each .rept line's count and the line of its .endr, found once.
+    std::vector<rept_block> blocks(lines.size());
+    std::vector<std::size_t> open;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const int d = repeat_directive(lines[i], static_cast<unsigned>(i + 1), blocks[i].count);
+      if (d > 0) open.push_back(i);
+      if (d >= 0) continue;
+      if (open.empty())
+        fail(static_cast<unsigned>(i + 1), 1, "an instruction or a directive (this .endr closes no .rept)", "'.endr'");
+      blocks[open.back()].end = i;
+      open.pop_back();
+    }
+    if (!open.empty())
+      fail(static_cast<unsigned>(lines.size()), 1, "a .endr closing the .rept of line " + std::to_string(open.back() + 1),
+           "end of file");
     lines_run_ = 0;
-    run_lines(lines, 0, lines.size(), do_line);
+    run_lines(lines, blocks, 0, lines.size(), do_line);
     if (code.empty()) fail(1, 1, "at least one instruction", "none");
   }
 
@@ -223,39 +238,34 @@ class line_assembler {
   std::map<std::string, std::pair<V, unsigned>> labels_;  // -> (value, line)
   std::uint64_t lines_run_ = 0;
 
+  struct rept_block {
+    std::uint64_t count = 0;
+    std::size_t end = 0;  // a .rept line's .endr (0: not a .rept line)
+  };
+
   // Lines [from, to) of `lines` (line i has number i + 1) through do_line, a .rept block's
   // body as many times as it says.
   template <class F>
-  void run_lines(const std::vector<std::string>& lines, std::size_t from, std::size_t to, F& do_line) {
+  void run_lines(const std::vector<std::string>& lines, const std::vector<rept_block>& blocks, std::size_t from,
+                 std::size_t to, F& do_line) {
     for (std::size_t i = from; i < to; ++i) {
-      std::uint64_t count = 0;
-      const unsigned at = static_cast<unsigned>(i + 1);
-      const int d = repeat_directive(lines[i], at, count);
-      if (d == 0) {
-        if (++lines_run_ > max_lines_run)
-          fail(at, 1, "at most " + std::to_string(max_lines_run) + " lines with the .rept blocks repeated", "more");
-        line_ = at;
-        do_line(lines[i]);
+      if (const rept_block& b = blocks[i]; b.end) {
+        for (std::uint64_t k = 0; k < b.count; ++k) run_lines(lines, blocks, i + 1, b.end, do_line);
+        i = b.end;
         continue;
       }
-      if (d < 0) fail(at, 1, "an instruction or a directive (this .endr closes no .rept)", "'.endr'");
-      std::size_t end = i + 1;
-      for (unsigned depth = 1; end < to; ++end) {
-        std::uint64_t inner = 0;
-        const int e = repeat_directive(lines[end], static_cast<unsigned>(end + 1), inner);
-        if (e > 0) ++depth;
-        if (e < 0 && --depth == 0) break;
-      }
-      if (end == to) fail(static_cast<unsigned>(to + (to == lines.size() ? 0 : 1)), 1,
-                          "a .endr closing the .rept of line " + std::to_string(at),
-                          to == lines.size() ? "end of file" : "'.endr' of an outer block");
-      for (std::uint64_t k = 0; k < count; ++k) run_lines(lines, i + 1, end, do_line);
-      i = end;
+      const auto at = static_cast<unsigned>(i + 1);
+      if (++lines_run_ > max_lines_run)
+        fail(at, 1, "at most " + std::to_string(max_lines_run) + " lines with the .rept blocks repeated", "more");
+      line_ = at;
+      do_line(lines[i]);
     }
   }
 
   // 1 for a ".rept N" line (count: N), -1 for ".endr", 0 for any other line.
   int repeat_directive(const std::string& line, unsigned at, std::uint64_t& count) const {
+    const std::string low = lower(line);
+    if (low.find(".rept") == std::string::npos && low.find(".endr") == std::string::npos) return 0;
     const std::vector<token> t = tokenize(strip_comment(line));
     std::size_t k = 0;  // (past the labels that start the line)
     while (k + 1 < t.size() && t[k].kind == token::ident && t[k + 1].s == ":") k += 2;

@@ -135,13 +135,13 @@ check "crossbar link waits: $(stat tcw top.xbar.link_wait_cycles) at 64 B a cycl
 # mbarrier operations (init, arrive.expect_tx, wait) and one tma.store; its warp issues the
 # kernel's 14 instructions and waits on the copies most of the run, at no barrier or wgmma.
 run tcopy "$SRC/scenarios/gmma/tma_copy.json"
-t() { stat tcopy "$1"; }
-check "tma_copy global memory: $(t top.gmem.bytes_read) B read, $(t top.gmem.bytes_written) B written (4 rows of 128 B each way), port_requests $(t top.gmem.port_requests) = $(t top.gmem.reads) reads + $(t top.gmem.writes) writes" \
-  "$(t top.gmem.bytes_read) == 512 and $(t top.gmem.bytes_written) == 512 and sum($(t top.gmem.port_requests)) == $(t top.gmem.reads) + $(t top.gmem.writes) == 8"
-check "tma_copy shared memory: $(t top.smem.bytes_written) B written (8 rows, 4 of zeros), $(t top.smem.bytes_read) B read by the store, $(t top.smem.debug_accesses) debug access (zeroed at launch)" \
-  "$(t top.smem.bytes_written) == 1024 and $(t top.smem.bytes_read) == 1024 and $(t top.smem.debug_accesses) == 1"
-check "tma_copy core: $(t top.sm.mbarrier_ops) mbarrier operations, $(t top.sm.tma_stores) tma.store, per-slot instructions adding up to $(t top.sm.warp_instructions) = 14, $(t top.sm.idle_cycles_async) of $(t cycles) cycles idle on the copies, $(t top.sm.idle_cycles_barrier) on barriers, $(t top.sm.idle_cycles_wgmma) on wgmma" \
-  "$(t top.sm.mbarrier_ops) == 3 and $(t top.sm.tma_stores) == 1 and sum($(t top.sm.warp_instructions_per_slot)) == $(t top.sm.warp_instructions) == 14 and $(t top.sm.idle_cycles_async) > $(t cycles) / 2 and $(t top.sm.idle_cycles_barrier) == 0 and $(t top.sm.idle_cycles_wgmma) == 0"
+copy() { stat tcopy "$1"; }
+check "tma_copy global memory: $(copy top.gmem.bytes_read) B read, $(copy top.gmem.bytes_written) B written (4 rows of 128 B each way), port_requests $(copy top.gmem.port_requests) = $(copy top.gmem.reads) reads + $(copy top.gmem.writes) writes" \
+  "$(copy top.gmem.bytes_read) == 512 and $(copy top.gmem.bytes_written) == 512 and sum($(copy top.gmem.port_requests)) == $(copy top.gmem.reads) + $(copy top.gmem.writes) == 8"
+check "tma_copy shared memory: $(copy top.smem.bytes_written) B written (8 rows, 4 of zeros), $(copy top.smem.bytes_read) B read by the store, $(copy top.smem.debug_accesses) debug access (zeroed at launch)" \
+  "$(copy top.smem.bytes_written) == 1024 and $(copy top.smem.bytes_read) == 1024 and $(copy top.smem.debug_accesses) == 1"
+check "tma_copy core: $(copy top.sm.mbarrier_ops) mbarrier operations, $(copy top.sm.tma_stores) tma.store, per-slot instructions adding up to $(copy top.sm.warp_instructions) = 14, $(copy top.sm.idle_cycles_async) of $(copy cycles) cycles idle on the copies, $(copy top.sm.idle_cycles_barrier) on barriers, $(copy top.sm.idle_cycles_wgmma) on wgmma" \
+  "$(copy top.sm.mbarrier_ops) == 3 and $(copy top.sm.tma_stores) == 1 and sum($(copy top.sm.warp_instructions_per_slot)) == $(copy top.sm.warp_instructions) == 14 and $(copy top.sm.idle_cycles_async) > $(copy cycles) / 2 and $(copy top.sm.idle_cycles_barrier) == 0 and $(copy top.sm.idle_cycles_wgmma) == 0"
 
 # gmma_unit and simt_core on the calibration kernel (calibration_h100_sm.json): 16 dependent
 # wgmma.m64n64k16 of a warpgroup (4 warps, one per sub-partition) after a bar.sync that waits
@@ -156,11 +156,11 @@ awk '{print} /^        bar.sync$/ {print "        mov   r111, %warpid"; print " 
   print "   @p5  bra   go"; print "        .rept 10"; print "        add   r112, r112, 1"; print "        .endr"; print "go:"}' \
   "$SRC/scenarios/gmma/kernels/calibrate_m64n64.s" >"$WORK/late_warp.s"
 run cal_late "$CAL" --set "workload.kernel=$WORK/late_warp.s" --set calibration=[]
-c() { stat cal "top.gmma.$1"; }
-check "gmma_unit: D $(c rf_write_bytes) B = 16 x 64 x 64 x 4, $(c tensor_core_blocks) tensor-core blocks = 16 x 4 x 8, B $(c b_multicast_bytes) B delivered = 4 x $(c b_smem_bytes) read" \
-  "$(c rf_write_bytes) == 16 * 64 * 64 * 4 and $(c tensor_core_blocks) == 16 * 4 * 8 and $(c b_multicast_bytes) == 4 * $(c b_smem_bytes) == 4 * 16 * 2048"
-check "gmma_unit start barrier: $(c start_barrier_cycles) cycles over the 16 MMAs (the warps run the same code from one release), $(stat cal_late top.gmma.start_barrier_cycles) with warp 3 held back 40 cycles" \
-  "$(c start_barrier_cycles) <= 16 and $(stat cal_late top.gmma.start_barrier_cycles) >= $(c start_barrier_cycles) + 40"
+gmma() { stat cal "top.gmma.$1"; }
+check "gmma_unit: D $(gmma rf_write_bytes) B = 16 x 64 x 64 x 4, $(gmma tensor_core_blocks) tensor-core blocks = 16 x 4 x 8, B $(gmma b_multicast_bytes) B delivered = 4 x $(gmma b_smem_bytes) read" \
+  "$(gmma rf_write_bytes) == 16 * 64 * 64 * 4 and $(gmma tensor_core_blocks) == 16 * 4 * 8 and $(gmma b_multicast_bytes) == 4 * $(gmma b_smem_bytes) == 4 * 16 * 2048"
+check "gmma_unit start barrier: $(gmma start_barrier_cycles) cycles over the 16 MMAs (the warps run the same code from one release), $(stat cal_late top.gmma.start_barrier_cycles) with warp 3 held back 40 cycles" \
+  "$(gmma start_barrier_cycles) <= 16 and $(stat cal_late top.gmma.start_barrier_cycles) >= $(gmma start_barrier_cycles) + 40"
 check "calibration core: idle $(stat cal top.sm.idle_cycles_barrier) cycles on the bar.sync, $(stat cal top.sm.idle_cycles_wgmma) in wgmma.wait_group (none in tma_copy)" \
   "$(stat cal top.sm.idle_cycles_barrier) > 0 and $(stat cal top.sm.idle_cycles_wgmma) > 0"
 
