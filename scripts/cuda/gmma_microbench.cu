@@ -52,6 +52,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "splitmix64.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -279,21 +281,6 @@ __global__ void __launch_bounds__(128, 1) gemm_kernel(const std::uint16_t* a, co
 // ---------------------------------------------------------------------------------------
 
 namespace {
-
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  float uniform() {  // exact fp32, uniform in [-1, 1): 24-bit integer / 2^23
-    const std::int64_t v = static_cast<std::int64_t>(next() >> 40) - 8388608;
-    return static_cast<float>(static_cast<double>(v) / 8388608.0);
-  }
-};
 
 std::uint32_t bits_of(float f) {
   std::uint32_t x;

@@ -14,6 +14,7 @@
 
 #include "flynn/common/bits.h"
 #include "flynn/tensor/numeric.h"
+#include "splitmix64.h"  // the inputs, as the microbenchmark makes them
 
 #include <nlohmann/json.hpp>
 
@@ -36,25 +37,6 @@ namespace {
 constexpr const char* kMagic = "flynn-gmma-bench";
 constexpr int kVersion = 1;
 constexpr unsigned kMaxDim = 1024;
-
-// ---------------------------------------------------------------------------------------
-// Input generator shared with scripts/cuda/gmma_microbench.cu: splitmix64 (Steele, Lea and
-// Flood, OOPSLA 2014), one call per value, u = (int64(z >> 40) - 2^23) / 2^23.
-// ---------------------------------------------------------------------------------------
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  float uniform() {
-    const std::int64_t v = static_cast<std::int64_t>(next() >> 40) - 8388608;
-    return static_cast<float>(static_cast<double>(v) / 8388608.0);
-  }
-};
 
 // Distance in units in the last place: the bit patterns mapped to a monotonic integer line.
 std::uint64_t ulp_distance(std::uint32_t x, std::uint32_t y) {
