@@ -476,6 +476,12 @@ printf '{"base": "%s", "mode": "zip", "axes": [{"path": "modules.mem.banks", "va
 flynn sweep bad_zip.json --outdir sw_bad
 expect_rc 2
 stderr_has "axes[1].values: expected 2 values (zip: as many as axes[0]), found 1 values"
+printf '{"base": "%s", "mode": 1, "axes": [{"path": "modules.mem.banks", "values": [1, 2]}]}' \
+  "$SRC/scenarios/vector/average_vector.json" > bad_mode.json
+flynn sweep bad_mode.json --outdir sw_bad
+expect_rc 2
+stderr_has 'mode: expected "grid" (every combination) or "zip" (lists in step), found the number 1'
+[[ ! -e sw_bad ]] || fail "$LAST: left an output folder"
 pass "a bad sweep file is bad input naming the JSON path (exit 2)"
 
 # A sweep over copies of the vector machine's files, changed between runs.

@@ -149,14 +149,13 @@ void hazard_checker::check(block& b, const access& prior, const access& now, con
                            const place& p) {
   if (at(c, prior.comp) >= prior.epoch) return;
   ++count_;
-  const std::string where = p.reg ? "register r" + std::to_string(p.index) + " of warp " + std::to_string(p.warp)
-                                  : "shared word " + hex(p.index);
-  const std::string key = std::string(what) + "/" + std::to_string(int(prior.who)) + "/" + std::to_string(prior.pc) +
-                          "/" + std::to_string(int(now.who)) + "/" + std::to_string(now.pc) + "/" +
-                          where.substr(0, where.find(' '));
-  if (!seen_.emplace(key, true).second) return;
+  // A distinct pair: the kind of hazard, each side's agent and instruction, and the kind of
+  // place (register or shared word).
+  if (!seen_.emplace(std::string(what), prior.who, prior.pc, now.who, now.pc, p.reg).second) return;
   ++distinct_;
   if (reports_.size() >= max_reports) return;
+  const std::string where = p.reg ? "register r" + std::to_string(p.index) + " of warp " + std::to_string(p.warp)
+                                  : "shared word " + hex(p.index);
   // Told in the order the two were issued (a TMA copy's writes are recorded when its phase
   // completes, after accesses issued later): the missing synchronisation is the earlier one's.
   const bool swap = now.cycle < prior.cycle;

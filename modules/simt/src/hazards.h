@@ -19,7 +19,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -155,7 +157,7 @@ class hazard_checker {
   const kernel& kernel_;
   std::vector<block> blocks_;
   std::uint64_t count_ = 0, distinct_ = 0;
-  std::map<std::string, bool> seen_;
+  std::set<std::tuple<std::string, agent, std::uint32_t, agent, std::uint32_t, bool>> seen_;  // the pairs found
   std::vector<std::string> reports_;
 };
 

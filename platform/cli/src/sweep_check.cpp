@@ -38,7 +38,6 @@ namespace {
 // --------------------------------------------------------------------------- child processes
 
 volatile pid_t children[max_children];  // 0: a free slot; changed only with the signals blocked
-const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void on_stop_signal(int sig) {
   stop_signal = sig;
@@ -80,11 +79,11 @@ signal_scope::signal_scope() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  for (std::size_t i = 0; i < 3; ++i) ::sigaction(stop_signals[i], &sa, &old_[i]);
+  for (std::size_t i = 0; i < std::size(stop_signals); ++i) ::sigaction(stop_signals[i], &sa, &old_[i]);
 }
 
 signal_scope::~signal_scope() {
-  for (std::size_t i = 0; i < 3; ++i) ::sigaction(stop_signals[i], &old_[i], nullptr);
+  for (std::size_t i = 0; i < std::size(stop_signals); ++i) ::sigaction(stop_signals[i], &old_[i], nullptr);
 }
 
 signals_blocked::signals_blocked() {

@@ -192,8 +192,10 @@ sweep_spec parse_sweep(const std::string& file, const std::string& text) {
   if (d.contains("description") && !d["description"].is_string()) bad(file, "description", "a string", &d["description"]);
   s.sets = string_list(file, d, "sets", "an array of \"PATH=VALUE\" overrides", "a \"PATH=VALUE\" string",
                        "a \"PATH=VALUE\" override");
-  const std::string mode = d.contains("mode") && d["mode"].is_string() ? d["mode"].get<std::string>() : "grid";
-  if (mode != "grid" && mode != "zip") bad(file, "mode", "\"grid\" (every combination) or \"zip\" (lists in step)", &d["mode"]);
+  const std::string modes = "\"grid\" (every combination) or \"zip\" (lists in step)";
+  if (d.contains("mode") && !d["mode"].is_string()) bad(file, "mode", modes, &d["mode"]);
+  const std::string mode = d.contains("mode") ? d["mode"].get<std::string>() : "grid";
+  if (mode != "grid" && mode != "zip") bad(file, "mode", modes, &d["mode"]);
   s.axes = read_axes(file, d, mode);
   s.metrics = string_list(file, d, "metrics", "an array of statistics (\"cycles\", \"top.mem.bank_conflicts\")",
                           "a statistic name", "a statistic name");

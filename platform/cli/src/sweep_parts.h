@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -76,6 +77,9 @@ struct interrupted {
   int signal;
 };
 
+// The signals that stop a sweep (its children with it).
+inline constexpr int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 // The sweep's handlers of the stop signals, for its lifetime. No SA_RESTART: waitpid
 // returns EINTR.
 class signal_scope {
@@ -86,7 +90,7 @@ class signal_scope {
   signal_scope& operator=(const signal_scope&) = delete;
 
  private:
-  struct sigaction old_[3];
+  struct sigaction old_[std::size(stop_signals)];
 };
 
 // Blocks the stop signals while alive (a table and the sweep.json beside it are written as
