@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
@@ -43,19 +44,12 @@ struct fixture {
   json stats(const std::string& m) const { return flynn::stats_to_json(p->find(m)->stats()); }
 };
 
-const char* average = R"(
-        setvl 50
-        setvs 1
-        vld   v0, A
-        vld   v1, B
-        vadd  v2, v0, v1
-        vshr  v3, v2, 1
-        vst   C, v3
-        .data 0
-A:      .space 50
-B:      .space 50
-C:      .space 50
-)";
+// The lecture's program as shipped: C[i] = (A[i] + B[i]) >> 1 for 50 elements.
+std::string shipped_program(const std::string& name) {
+  std::ifstream in(std::string(FLYNN_SOURCE_DIR) + "/scenarios/vector/programs/" + name);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+const std::string average = shipped_program("average_vector.s");
 
 }  // namespace
 
