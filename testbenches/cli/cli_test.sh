@@ -465,23 +465,21 @@ printf '{"base": "%s", "axes": [{"path": "workload.kernel", "values": ["k/vecadd
 grep -q '^0,.*,ok,' rel_out/results.csv 2>/dev/null || fail "a sweep's relative kernel path was not taken relative to the sweep file"
 pass "a relative kernel in a sweep's axis is relative to the sweep file"
 
-printf '{"base": "%s", "axes": [{"path": "modules.mem.bankz", "values": [1, 2]}]}' \
-  "$SRC/scenarios/vector/average_vector.json" > bad_sweep.json
-flynn sweep bad_sweep.json --outdir sw_bad
-expect_rc 2
-stderr_has "modules.mem.bankz: expected a parameter of this module (did you mean 'banks'?)"
-[[ ! -e sw_bad ]] || fail "$LAST: left an output folder"
-printf '{"base": "%s", "mode": "zip", "axes": [{"path": "modules.mem.banks", "values": [1, 2]}, {"path": "modules.mem.latency", "values": [3]}]}' \
-  "$SRC/scenarios/vector/average_vector.json" > bad_zip.json
-flynn sweep bad_zip.json --outdir sw_bad
-expect_rc 2
-stderr_has "axes[1].values: expected 2 values (zip: as many as axes[0]), found 1 values"
-printf '{"base": "%s", "mode": 1, "axes": [{"path": "modules.mem.banks", "values": [1, 2]}]}' \
-  "$SRC/scenarios/vector/average_vector.json" > bad_mode.json
-flynn sweep bad_mode.json --outdir sw_bad
-expect_rc 2
-stderr_has 'mode: expected "grid" (every combination) or "zip" (lists in step), found the number 1'
-[[ ! -e sw_bad ]] || fail "$LAST: left an output folder"
+# bad_sweep JSON MESSAGE: a sweep file over the vector machine (its "base" filled in) is bad
+# input with MESSAGE on stderr, and leaves no output folder.
+bad_sweep() {
+  printf "$1" "$SRC/scenarios/vector/average_vector.json" > bad_sweep.json
+  flynn sweep bad_sweep.json --outdir sw_bad
+  expect_rc 2
+  stderr_has "$2"
+  [[ ! -e sw_bad ]] || fail "$LAST: left an output folder"
+}
+bad_sweep '{"base": "%s", "axes": [{"path": "modules.mem.bankz", "values": [1, 2]}]}' \
+  "modules.mem.bankz: expected a parameter of this module (did you mean 'banks'?)"
+bad_sweep '{"base": "%s", "mode": "zip", "axes": [{"path": "modules.mem.banks", "values": [1, 2]}, {"path": "modules.mem.latency", "values": [3]}]}' \
+  "axes[1].values: expected 2 values (zip: as many as axes[0]), found 1 values"
+bad_sweep '{"base": "%s", "mode": 1, "axes": [{"path": "modules.mem.banks", "values": [1, 2]}]}' \
+  'mode: expected "grid" (every combination) or "zip" (lists in step), found the number 1'
 pass "a bad sweep file is bad input naming the JSON path (exit 2)"
 
 # A sweep over copies of the vector machine's files, changed between runs.

@@ -152,12 +152,14 @@ json attribution(const std::string& out, const scenario& spec, const std::vector
   std::ifstream in(out + "/results.json");
   if (!in) throw std::runtime_error("attribute: the sweep wrote no results.json in " + out);
   const json results = json::parse(in);
-  const auto& rows = results["rows"];
   // (A point per run: the scenario as it is, then each resource ideal.)
-  if (!rows.is_array() || rows.size() != resources.size() + 1)
+  const auto found = results.find("rows");
+  const bool listed = found != results.end() && found->is_array();
+  if (!listed || found->size() != resources.size() + 1)
     throw std::runtime_error("attribute: the sweep's results.json in " + out + " holds " +
-                             (rows.is_array() ? std::to_string(rows.size()) : std::string("no")) + " rows, not the " +
+                             (listed ? std::to_string(found->size()) : std::string("no")) + " rows, not the " +
                              std::to_string(resources.size() + 1) + " of its points");
+  const json& rows = *found;
   const auto row = [&](std::size_t p) -> const json& { return rows[p]; };
   const bool base_ok = row(0)["result"] == "ok";
   const double base = base_ok ? row(0)["cycles"].get<double>() : 0.0;

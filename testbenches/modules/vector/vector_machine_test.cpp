@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 
 #include "flynn/memory/banked_memory.h"
 #include "flynn/platform/errors.h"
@@ -46,7 +47,9 @@ struct fixture {
 
 // The lecture's program as shipped: C[i] = (A[i] + B[i]) >> 1 for 50 elements.
 std::string shipped_program(const std::string& name) {
-  std::ifstream in(std::string(FLYNN_SOURCE_DIR) + "/scenarios/vector/programs/" + name);
+  const std::string path = std::string(FLYNN_SOURCE_DIR) + "/scenarios/vector/programs/" + name;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 const std::string average = shipped_program("average_vector.s");
