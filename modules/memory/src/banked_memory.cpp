@@ -262,7 +262,7 @@ void banked_memory::arbitrate() {
     const auto order = [](const at_request& a, const at_request& b) {
       return std::tie(a.arrival, a.port, a.seq) < std::tie(b.arrival, b.port, b.seq);
     };
-    std::sort(batch_.begin(), batch_.end(), order);
+    if (!std::is_sorted(batch_.begin(), batch_.end(), order)) std::sort(batch_.begin(), batch_.end(), order);
     for (std::size_t i = 0; i < batch_.size(); ++i) {
       const std::size_t before = at_pending_.size();
       const bool end_req_now = grant_at(batch_[i], now);
@@ -272,7 +272,8 @@ void banked_memory::arbitrate() {
           if (r.arrival <= now) batch_.push_back(r);
           else at_pending_[kept++] = r;
         at_pending_.resize(kept);
-        std::sort(batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1, batch_.end(), order);
+        const auto rest = batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1;
+        if (!std::is_sorted(rest, batch_.end(), order)) std::sort(rest, batch_.end(), order);
       } else if (end_req_now && i + 1 < batch_.size()) {
         // The initiator may answer this cycle's END_REQ with its next request from its own
         // process: let this delta cycle finish before granting the rest of the batch.
