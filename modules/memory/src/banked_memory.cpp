@@ -314,11 +314,15 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
   }
   const timing t = reserve(ps, gp, x.lanes, r.arrival, r.latency);
   move_data(gp, x, r.port, gp.is_read());
-  ps.begin_resp.push_back({t.done, &gp, std::move(new_watches_)});
-  new_watches_.clear();  // (moved from: empty; a spare list's capacity is taken when one is kept)
-  if (!spare_watch_lists_.empty()) {
-    new_watches_.swap(spare_watch_lists_.back());
-    spare_watch_lists_.pop_back();
+  if (new_watches_.empty()) {  // (a write, or a read of nothing: the list keeps its capacity here)
+    ps.begin_resp.push_back({t.done, &gp, {}});
+  } else {
+    ps.begin_resp.push_back({t.done, &gp, std::move(new_watches_)});
+    new_watches_.clear();  // (moved from: empty; a spare list's capacity is taken when one is kept)
+    if (!spare_watch_lists_.empty()) {
+      new_watches_.swap(spare_watch_lists_.back());
+      spare_watch_lists_.pop_back();
+    }
   }
   if (ps.begin_resp.size() == 1 && !ps.awaiting_end_resp) respond_ev_.notify(to_time(t.done) - to_time(now));
   if (t.start == now && ps.end_req.empty()) {  // taken at once
