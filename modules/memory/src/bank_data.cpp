@@ -25,7 +25,7 @@ void banked_memory::move_data(tlm::tlm_generic_payload& gp, const request_ext& x
   // A single-port memory serves its requests in order: the bytes move at once, as a block.
   // It queues no writes either, so it needs neither the current cycle nor to land any.
   const bool in_order = ports_.size() == 1;
-  const std::uint64_t now = in_order ? 0 : to_cycles(sc_core::sc_time_stamp());
+  const std::uint64_t now = in_order ? 0 : to_cycles(flynn::sim_now());
   if (!in_order) commit_until(now);
   auto one = [&](std::uint64_t a, unsigned char* buf, std::size_t n) {
     if (in_order) {

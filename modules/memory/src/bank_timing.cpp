@@ -17,7 +17,7 @@ namespace flynn {
 // ---------------------------------------------------------------------------- timing core
 
 std::uint64_t banked_memory::arrival_cycle(const sc_core::sc_time& delay) const {
-  return to_cycles_ceil(sc_core::sc_time_stamp() + delay);  // a request between edges is taken at the next edge
+  return to_cycles_ceil(flynn::sim_now() + delay);  // a request between edges is taken at the next edge
 }
 
 banked_memory::request_ext banked_memory::extensions_of(tlm::tlm_generic_payload& gp) {
@@ -437,7 +437,7 @@ void banked_memory::book_waves() {
 void banked_memory::forget_past() {
   if (++since_forget_ < 256) return;
   since_forget_ = 0;
-  const std::uint64_t now = std::max(to_cycles(sc_core::sc_time_stamp()), served_alone_until_);
+  const std::uint64_t now = std::max(to_cycles(flynn::sim_now()), served_alone_until_);
   for (auto& b : banks_) b.forget_before(now);
   waves_.erase(std::remove_if(waves_.begin(), waves_.end(), [now](const wave& w) { return w.to <= now; }), waves_.end());
   for (auto& ps : ports_) ps->calendar.forget_before(now);

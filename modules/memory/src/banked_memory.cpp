@@ -123,7 +123,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     ++errors_;
     return;
   }
-  sc_core::sc_time now = sc_core::sc_time_stamp();
+  sc_core::sc_time now = flynn::sim_now();
   const std::uint64_t arrival = arrival_times_.ceil_cycles(now + delay);  // (arrival_cycle, now read once)
   // (The running process without a handle: a handle counts references to it.)
   sc_core::sc_process_b* const caller = sc_core::sc_get_current_process_b();
@@ -143,7 +143,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
   }
   if (p_.lt_time_order && thread) {  // then granted with that cycle's batch
     wait_until(arrival);
-    now = sc_core::sc_time_stamp();
+    now = flynn::sim_now();
   }
   if (thread && at == now) {
     // A call for the current cycle is granted with the other requests of the cycle, AT or
@@ -152,7 +152,7 @@ void banked_memory::b_transport(unsigned port, tlm::tlm_generic_payload& gp,
     at_pending_.push_back({arrival, port, at_seq_++, &gp, &g, p_.latency, x});
     schedule_arbiter(arrival);
     sc_core::wait(g.granted);
-    delay = to_time(g.t.done) - sc_core::sc_time_stamp();
+    delay = to_time(g.t.done) - flynn::sim_now();
     return;
   }
   note_call_order(port, arrival);
@@ -224,7 +224,7 @@ tlm::tlm_sync_enum banked_memory::nb_transport_fw(unsigned port, tlm::tlm_generi
 // of the current delta is then in), else at the cycle, where it waits one more delta for the
 // requests that initiators woken at the same time send.
 void banked_memory::schedule_arbiter(std::uint64_t c) {
-  const sc_core::sc_time when = to_time(c), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time when = to_time(c), now = flynn::sim_now();
   if (when > now) {
     if (timed_wake_ <= now || when < timed_wake_) timed_wake_ = when;
     arbiter_ev_.notify(when - now);
@@ -241,7 +241,7 @@ void banked_memory::arbitrate() {
   // (With one port the batch is granted in call order whatever the delta: no need to wait.
   // Nor when no other process is left to run in this delta and none is due in the next:
   // the batch can grow no more before the cycle ends.)
-  if (ports_.size() > 1 && timed_wake_ == sc_core::sc_time_stamp() && !arbiter_settled_ &&
+  if (ports_.size() > 1 && timed_wake_ == flynn::sim_now() && !arbiter_settled_ &&
       sc_core::sc_pending_activity_at_current_time()) {
     arbiter_settled_ = true;
     arbiter_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -338,7 +338,7 @@ bool banked_memory::grant_at(const at_request& r, std::uint64_t now) {
 
 void banked_memory::end_req_process(unsigned port) {
   port_state& ps = *ports_[port];
-  const auto now = sc_core::sc_time_stamp();
+  const auto now = flynn::sim_now();
   while (!ps.end_req.empty() && to_time(ps.end_req.front().first) <= now) {
     tlm::tlm_generic_payload* gp = ps.end_req.front().second;
     ps.end_req.pop_front();
@@ -355,7 +355,7 @@ void banked_memory::end_req_process(unsigned port) {
 // the earliest response still due (an event keeps only its earliest notification, and each
 // run sets it anew).
 void banked_memory::respond() {
-  const auto now = sc_core::sc_time_stamp();
+  const auto now = flynn::sim_now();
   const std::uint64_t now_cycle = to_cycles(now);  // (cycle c has come when c <= now_cycle)
   std::uint64_t next = UINT64_MAX;
   for (auto& p : ports_) {

@@ -40,7 +40,7 @@ bool banked_memory::get_direct_mem_ptr(unsigned port, tlm::tlm_generic_payload& 
   // a write through the pointer would be overwritten when it lands). While writes wait the
   // grant is refused for the requested address (the initiator may ask again once time has
   // passed); a write queued after a grant invalidates every pointer (see write_word).
-  commit_until(to_cycles(sc_core::sc_time_stamp()));
+  commit_until(to_cycles(flynn::sim_now()));
   if (!pending_.empty()) {
     dmi.set_start_address(gp.get_address());
     dmi.set_end_address(gp.get_address());

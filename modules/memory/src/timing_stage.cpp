@@ -124,7 +124,7 @@ tlm::tlm_sync_enum timing_stage::nb_transport_fw(unsigned port, tlm::tlm_generic
     fault("nb_transport_fw: unexpected phase " + std::string(ph.get_name()));
     return tlm::TLM_COMPLETED;
   }
-  request* r = new_request(gp, port, to_cycles_ceil(sc_core::sc_time_stamp() + delay), false);
+  request* r = new_request(gp, port, to_cycles_ceil(flynn::sim_now() + delay), false);
   if (gp.has_mm()) gp.acquire();
   // The promise (a later stage may only raise it); a served request passes through here at
   // once, so only the stages that time it promise anything for it.
@@ -161,7 +161,7 @@ void timing_stage::b_transport(unsigned port, tlm::tlm_generic_payload& gp, sc_c
     r->lt_send = false;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     (*downs_[r->out])->b_transport(*r->gp, d);
-    down_answered(r, sc_core::sc_time_stamp() + d);
+    down_answered(r, flynn::sim_now() + d);
   }
   finish_request(r);
 }
@@ -207,7 +207,7 @@ timing_stage::request* timing_stage::request_of(const tlm::tlm_generic_payload* 
 // The arbiter runs at a request's arrival cycle, one delta cycle after it is woken there, so
 // that every request initiators send for that cycle is in, whatever order they ran in.
 void timing_stage::wake_arbiter(std::uint64_t cycle) {
-  const sc_core::sc_time when = to_time(cycle), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time when = to_time(cycle), now = flynn::sim_now();
   if (when > now) {
     if (arbiter_at_ <= now || when < arbiter_at_) {
       arbiter_at_ = when;
@@ -239,7 +239,7 @@ void timing_stage::arbitrate() {
   });
   if (!batch_.empty()) {
     in_flight_ += static_cast<unsigned>(batch_.size());
-    in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+    in_flight_sig_.set(flynn::sim_now(), in_flight_);
   }
   for (request* r : batch_) {
     const auto* h = r->gp->get_extension<hierarchy_extension>();
@@ -315,7 +315,7 @@ void timing_stage::issue_own(bool write, std::uint64_t address, unsigned length,
 }
 
 void timing_stage::at(std::uint64_t cycle, action what, request* r) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp(), when = to_time(cycle);
+  const sc_core::sc_time now = flynn::sim_now(), when = to_time(cycle);
   if (when == now) {  // (the current cycle's: in the order they come, no heap)
     now_actions_.push_back({cycle, seq_++, what, r});
     actions_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -369,14 +369,14 @@ void timing_stage::run_actions() {
           r.lt_answer.notify(sc_core::SC_ZERO_TIME);
           break;
         }
-        down_q_[r.out].push(r.gp, sc_core::sc_time_stamp());
+        down_q_[r.out].push(r.gp, flynn::sim_now());
         send_down(r.out);
         break;
       case action::respond:
         if (r.lt) {
           unmark(r);
           --in_flight_;
-          in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+          in_flight_sig_.set(flynn::sim_now(), in_flight_);
           r.answered = true;
           r.lt_answer.notify(sc_core::SC_ZERO_TIME);
           if (!r.serviced) response_sent(r);
@@ -390,7 +390,7 @@ void timing_stage::run_actions() {
   now_head_ = 0;
   for (unsigned p = 0; p < responses_.size(); ++p) send_response(p);
   if (!actions_.empty()) {
-    notify_actions(to_time(actions_.top().cycle), sc_core::sc_time_stamp());
+    notify_actions(to_time(actions_.top().cycle), flynn::sim_now());
   }
 }
 
@@ -400,7 +400,7 @@ void timing_stage::send_response(unsigned port) {
     responses_[port].pop_front();
     unmark(*r);
     --in_flight_;
-    in_flight_sig_.set(sc_core::sc_time_stamp(), in_flight_);
+    in_flight_sig_.set(flynn::sim_now(), in_flight_);
     if (!r->serviced) response_sent(*r);
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
@@ -446,12 +446,12 @@ void timing_stage::down_answered(request* r, const sc_core::sc_time& when) {
 tlm::tlm_sync_enum timing_stage::nb_transport_bw(unsigned o, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph,
                                                  sc_core::sc_time& delay) {
   if (ph == tlm::END_REQ) {
-    if (down_q_[o].end_req(&gp, sc_core::sc_time_stamp() + delay)) send_down(o);
+    if (down_q_[o].end_req(&gp, flynn::sim_now() + delay)) send_down(o);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
-    down_q_[o].end_req(&gp, sc_core::sc_time_stamp() + delay);  // (an implicit END_REQ)
-    down_answered(request_of(&gp), sc_core::sc_time_stamp() + delay);
+    down_q_[o].end_req(&gp, flynn::sim_now() + delay);  // (an implicit END_REQ)
+    down_answered(request_of(&gp), flynn::sim_now() + delay);
     send_down(o);
     ph = tlm::END_RESP;
     return tlm::TLM_COMPLETED;

@@ -88,7 +88,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
     return;
   }
   unsigned char* data = gp.get_data_ptr();
-  const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  const std::uint64_t arrive = to_cycles_ceil(flynn::sim_now() + delay);
   std::uint64_t done = arrive;
   prune(arrive);
   if (p_.ideal) {  // every access completes at its arrival
@@ -101,7 +101,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
       ++read_requests_;
       reads_ += x->registers.size();
     }
-    delay = to_time(arrive) - sc_core::sc_time_stamp();
+    delay = to_time(arrive) - flynn::sim_now();
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -113,7 +113,7 @@ void register_file::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
     done = read_timing(regs, x->registers.size(), arrive,
                        [&](std::size_t k, std::uint64_t slot) { read_register(*x, k, slot, data); });
   }
-  delay = to_time(done) - sc_core::sc_time_stamp();
+  delay = to_time(done) - flynn::sim_now();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -225,7 +225,7 @@ void register_file::land_at(const register_access_extension& x, const unsigned c
   w.stride = x.register_stride;
   w.registers = x.registers;
   w.data.assign(data, data + length);
-  if (to_time(cycle) <= sc_core::sc_time_stamp()) {
+  if (to_time(cycle) <= flynn::sim_now()) {
     apply(w);
     spare_.push_back(std::move(wp));
     return;
@@ -283,14 +283,14 @@ void register_file::apply(const pending_write& w) {
 // every process at that cycle, the warps' own reads included, sees the values.
 void register_file::schedule_landing() {
   if (pending_.empty()) return;
-  const sc_core::sc_time at = to_time(pending_.front()->cycle), now = sc_core::sc_time_stamp();
+  const sc_core::sc_time at = to_time(pending_.front()->cycle), now = flynn::sim_now();
   const sc_core::sc_time before = at - sc_core::sc_get_time_resolution();
   land_ev_.cancel();
   land_ev_.notify(before > now ? before - now : sc_core::SC_ZERO_TIME);
 }
 
 void register_file::land() {
-  const sc_core::sc_time horizon = sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution();
+  const sc_core::sc_time horizon = flynn::sim_now() + sc_core::sc_get_time_resolution();
   while (!pending_.empty() && to_time(pending_.front()->cycle) <= horizon) {
     apply(*pending_.front());
     unindex_pending(*pending_.front());

@@ -123,7 +123,7 @@ class simt_core::engine {
   template <class... A>
   void pause(const A&... a) {
     sc_core::wait(a...);
-    now_ = sc_core::sc_time_stamp();
+    now_ = flynn::sim_now();
     now_cycle_ = to_cycles(now_);
     forget_memory_horizon();
   }

@@ -260,7 +260,7 @@ void simt_core::engine::run() {
   if (hazard_check_) hazards_ = std::make_unique<simt::hazard_checker>(kernel_);
   lsu_->check_hazards(hazards_.get());
   for (unsigned k = 0; k < p_.sub_partitions; ++k) sp_[k]->start_collector(p_.operand_banks, p_.operand_bank_width, rf_of(k));
-  now_ = sc_core::sc_time_stamp();
+  now_ = flynn::sim_now();
   now_cycle_ = to_cycles(now_);
   launch_blocks(0);
   std::uint64_t t = 0;

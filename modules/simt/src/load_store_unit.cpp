@@ -301,7 +301,7 @@ tlm::tlm_sync_enum load_store_unit::transport_bw(tlm::tlm_generic_payload& gp, t
     return tlm::TLM_COMPLETED;
   }
   const unsigned port = rq->port;
-  const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+  const sc_core::sc_time at = flynn::sim_now() + delay;
   if (ph == tlm::END_REQ) {
     out_[port].end_req(&gp, at);
     send_requests(port);

@@ -107,7 +107,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const std::uint64_t steps = ceil_div(x->m, p_.step_m) * ceil_div(x->n, p_.step_n) * ceil_div(k16, p_.step_k);
   const std::uint64_t per_cycle = p_.fma_per_cycle / (p_.step_m * p_.step_n * p_.step_k);
   const std::uint64_t busy = p_.ideal ? 0 : ceil_div(steps, per_cycle);
-  const std::uint64_t arrive = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+  const std::uint64_t arrive = to_cycles_ceil(flynn::sim_now() + delay);
   const std::uint64_t start = p_.ideal ? arrive : reserve(arrive, busy);
   if (!p_.ideal) {
     busy_sig_.set(to_time(start), 1);
@@ -138,7 +138,7 @@ void tensor_core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
         bf_[std::size_t(q) * x->n + j] = element_to_f32(x->b_type, x->b + eb * (std::size_t(j) * x->k + q));
   }
   accumulate_products(af_.data(), bf_.data(), x->d, x->m, x->n, x->k);
-  delay = to_time(x->end + (p_.ideal ? 0 : p_.latency)) - sc_core::sc_time_stamp();
+  delay = to_time(x->end + (p_.ideal ? 0 : p_.latency)) - flynn::sim_now();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -141,7 +141,7 @@ void tma_loader::writer() {
     while (landing_.empty()) wait(landing_ev_);
     landing_row& lr = landing_.front();
     wait_until(lr.at);
-    const std::uint64_t at = std::max(lr.at, to_cycles_ceil(sc_core::sc_time_stamp()));
+    const std::uint64_t at = std::max(lr.at, to_cycles_ceil(flynn::sim_now()));
     const auto row = static_cast<unsigned>(lr.data.size());
     std::uint64_t done = at;
     if (auto e = transfer(shared, tlm::TLM_WRITE_COMMAND, lr.chunks.empty() ? lr.smem_addr : lr.chunks.front(),
@@ -183,8 +183,8 @@ void tma_loader::reader() {
     // The earliest of the next row to read and the next store write whose data are back.
     const bool write = !to_write_.empty() && (to_read_.empty() || to_write_.begin()->first <= to_read_.front().t);
     const sc_core::sc_time when = to_time(write ? to_write_.begin()->first : to_read_.front().t);
-    if (when > sc_core::sc_time_stamp()) {
-      wait(when - sc_core::sc_time_stamp(), to_read_ev_);
+    if (when > flynn::sim_now()) {
+      wait(when - flynn::sim_now(), to_read_ev_);
       continue;  // (a row for an earlier cycle may have come meanwhile: choose again)
     }
     if (write || !to_read_.front().store) {  // a global request: one BEGIN_REQ at a time
@@ -192,8 +192,8 @@ void tma_loader::reader() {
         wait(end_req_ev_);
         continue;
       }
-      if (request_phase_end_ > sc_core::sc_time_stamp()) {
-        wait(request_phase_end_ - sc_core::sc_time_stamp());
+      if (request_phase_end_ > flynn::sim_now()) {
+        wait(request_phase_end_ - flynn::sim_now());
         continue;
       }
     }
@@ -210,7 +210,7 @@ void tma_loader::reader() {
       continue;
     }
     if (rr.len == 0) {
-      rr.row.at = to_cycles_ceil(sc_core::sc_time_stamp());
+      rr.row.at = to_cycles_ceil(flynn::sim_now());
       land(std::move(rr.row));
       continue;
     }
@@ -230,9 +230,9 @@ void tma_loader::send_global(row_read&& rr, tlm::tlm_command cmd) {
   const begin_request_answer a = begin_request(global, *gp, delay, end_resp_owed_);
   if (a == begin_request_answer::request_open) return;
   if (request_open_ == gp) request_open_ = nullptr;
-  request_phase_end_ = sc_core::sc_time_stamp() + delay;  // the next BEGIN_REQ not before the annotated END_REQ
+  request_phase_end_ = flynn::sim_now() + delay;  // the next BEGIN_REQ not before the annotated END_REQ
   if (a == begin_request_answer::illegal) fault("BEGIN_REQ answered TLM_UPDATED with a phase other than END_REQ or BEGIN_RESP");
-  if (a == begin_request_answer::responded) row_read_done(gp, sc_core::sc_time_stamp() + delay);
+  if (a == begin_request_answer::responded) row_read_done(gp, flynn::sim_now() + delay);
 }
 
 tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& delay) {
@@ -243,11 +243,11 @@ tlm::tlm_sync_enum tma_loader::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm
   if (ph == tlm::END_REQ || ph == tlm::BEGIN_RESP) {
     if (request_open_ == &gp) {  // BEGIN_RESP is an implicit END_REQ
       request_open_ = nullptr;
-      request_phase_end_ = sc_core::sc_time_stamp() + delay;
+      request_phase_end_ = flynn::sim_now() + delay;
       end_req_ev_.notify();
     }
     if (ph == tlm::END_REQ) return tlm::TLM_ACCEPTED;
-    row_read_done(&gp, sc_core::sc_time_stamp() + delay);
+    row_read_done(&gp, flynn::sim_now() + delay);
     return tlm::TLM_COMPLETED;  // no END_RESP needed
   }
   fault(std::string("nb_transport_bw: unexpected phase ") + ph.get_name());
@@ -372,7 +372,7 @@ std::string tma_loader::store(const tensor_descriptor& d, const std::array<std::
 // reader to send to global memory as an AT write at the cycle the read's data are back. No
 // write is waited for: the reader goes on with the next rows while the writes travel.
 void tma_loader::store_row(row_read& rr) {
-  const std::uint64_t t = to_cycles_ceil(sc_core::sc_time_stamp());
+  const std::uint64_t t = to_cycles_ceil(flynn::sim_now());
   const auto row = static_cast<unsigned>(rr.row.data.size());
   std::uint64_t read = t;
   if (auto e = transfer(shared, tlm::TLM_READ_COMMAND, rr.row.chunks.empty() ? rr.row.smem_addr : rr.row.chunks.front(),

@@ -166,7 +166,7 @@ void traffic_generator::run_lt() {
   const sc_core::sc_time quantum = to_time(p_.quantum);
   cycle_times times(*this), done_times(*this);
   // Simulated time, read again only where the thread may have waited.
-  sc_core::sc_time now = sc_core::sc_time_stamp();
+  sc_core::sc_time now = flynn::sim_now();
   const auto until = [&times, &now](std::uint64_t n) {  // delay_until(n), for the rising cycles planned
     const sc_core::sc_time when = times(n);
     return when > now ? when - now : sc_core::SC_ZERO_TIME;
@@ -181,7 +181,7 @@ void traffic_generator::run_lt() {
     plan_.issued(f.serial);
     sc_core::sc_time delay = until(f.issued);
     tracked_b_transport(out, gp, delay, now);
-    now = sc_core::sc_time_stamp();
+    now = flynn::sim_now();
     const std::uint64_t done = done_times.ceil_cycles(now + delay);
     if (debugging(debug_tlm)) debug_lt(gp, f, done);
     gp.clear_extension(&f.ext);
@@ -189,14 +189,14 @@ void traffic_generator::run_lt() {
     // the fault, the run's cycles and its statistics say when it happened.
     if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
       wait_until(done);
-      now = sc_core::sc_time_stamp();
+      now = flynn::sim_now();
     }
     complete(gp, f, done);
     plan_.responded(f.serial, done);
     const sc_core::sc_time ahead = until(plan_.cycle());
     if (ahead >= quantum) {
       wait(ahead);
-      now = sc_core::sc_time_stamp();
+      now = flynn::sim_now();
     }
   }
   wait_until(last_done_);
@@ -232,7 +232,7 @@ void traffic_generator::run_at() {
 // keep frames without the strings' temporaries.)
 void traffic_generator::debug_phase(const tlm::tlm_generic_payload& gp, const inflight& f,
                                     const tlm::tlm_phase& ph) const {
-  const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+  const std::uint64_t now = to_cycles(flynn::sim_now());
   debug(debug_tlm, now,
         std::string("out ") + ph.get_name() + " " + describe(gp, f) +
             (ph == tlm::BEGIN_RESP ? ", latency " + std::to_string(now - f.issued) : ""));
@@ -339,7 +339,7 @@ void traffic_generator::end_request(tlm::tlm_generic_payload& gp, const inflight
 }
 
 void traffic_generator::response(tlm::tlm_generic_payload& gp, inflight& f) {
-  const std::uint64_t done = to_cycles_ceil(sc_core::sc_time_stamp());
+  const std::uint64_t done = to_cycles_ceil(flynn::sim_now());
   gp.clear_extension(&f.ext);  // complete() reads the record's copy, and may end the run
   complete(gp, f, done);
   if (f.end_resp_owed) {  // the response began on the return path: it ends now

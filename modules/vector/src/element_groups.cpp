@@ -428,7 +428,7 @@ tlm::tlm_sync_enum vector_unit::nb_transport_bw(mem_port& port, tlm::tlm_generic
     fault(std::string("nb_transport_bw ") + ph.get_name() + " for a transaction not in flight");
     return tlm::TLM_COMPLETED;
   }
-  const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;  // the phase's annotated time
+  const sc_core::sc_time at = flynn::sim_now() + delay;  // the phase's annotated time
   if (ph == tlm::END_REQ) {
     port.requests_out.end_req(&gp, at);
     send_requests(port);

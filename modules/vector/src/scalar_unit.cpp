@@ -250,7 +250,7 @@ void scalar_unit::run() {
   while (step(pc)) {
     // Temporal decoupling: synchronise once the local time runs a quantum ahead.
     const sc_core::sc_time local = to_time(issue_slot_);
-    if (local > sc_core::sc_time_stamp() + to_time(p_.quantum)) wait(local - sc_core::sc_time_stamp());
+    if (local > flynn::sim_now() + to_time(p_.quantum)) wait(local - flynn::sim_now());
   }
   if (!fault_.empty()) {
     wait_until(issue_slot_);

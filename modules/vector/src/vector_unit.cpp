@@ -87,7 +87,7 @@ std::array<unsigned, 2> vector_sources(const vec::instr& in) {
 // and cycle t has not passed); `until` then gets the cycle at which it can.
 int vector_unit::later(std::uint64_t x, std::uint64_t t, std::uint64_t& until) const {
   if (x != unknown) return x > t ? 1 : 0;
-  const sc_core::sc_time now = sc_core::sc_time_stamp(), at = to_time(t);
+  const sc_core::sc_time now = flynn::sim_now(), at = to_time(t);
   if (at < now || (at == now && settled_ && settled_at_ == now)) return 1;
   until = std::min(until, t);
   return -1;
@@ -199,7 +199,7 @@ void vector_unit::settle() {
   wait(sc_core::SC_ZERO_TIME);
   wait(sc_core::SC_ZERO_TIME);
   settled_ = true;
-  settled_at_ = sc_core::sc_time_stamp();
+  settled_at_ = flynn::sim_now();
 }
 
 // Groups advanced (or a fault was met) in this evaluation phase. Had the issue stage waited
@@ -208,7 +208,7 @@ void vector_unit::settle() {
 // changed since it last looked.
 void vector_unit::progress() {
   const std::uint64_t phase = sc_core::sc_delta_count();
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = flynn::sim_now();
   if (phase != advanced_phase_ || now != advanced_at_) {
     advanced_before_ = phase == advanced_phase_ + 1 && now == advanced_at_;
     advanced_phase_ = phase;
@@ -223,7 +223,7 @@ void vector_unit::progress() {
 void vector_unit::issue_looks() {
   issue_news_ = false;
   issue_phase_ = sc_core::sc_delta_count();
-  issue_at_ = sc_core::sc_time_stamp();
+  issue_at_ = flynn::sim_now();
 }
 
 void vector_unit::wait_progress() {
@@ -259,7 +259,7 @@ vec::dispatch_result vector_unit::dispatch(const vec::instr& in, const vec::scal
     if (mask_op ? compares_in_flight_ == 0 : !elementwise || plan_issue(in, std::max(t, vl_ready_), plan, until))
       break;
     if (!fault_.empty()) return fault_in_flight();
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = flynn::sim_now();
     if (until != unknown && to_time(until) <= now)
       settle();
     else if (until != unknown)

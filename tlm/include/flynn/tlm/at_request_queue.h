@@ -13,6 +13,7 @@
 #include <tlm>
 
 #include "flynn/tlm/begin_request.h"
+#include "flynn/tlm/sim_now.h"
 
 namespace flynn {
 
@@ -30,7 +31,7 @@ class at_request_queue {
       tlm::tlm_generic_payload* gp = queue_.front().first;
       const sc_core::sc_time due = queue_.front().second;
       queue_.pop_front();
-      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      const sc_core::sc_time now = flynn::sim_now();
       const sc_core::sc_time at = std::max(due, phase_end_);
       sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
       open_ = gp;
@@ -39,7 +40,7 @@ class at_request_queue {
       if (open_ == gp) open_ = nullptr;
       phase_end_ = now + delay;  // the next BEGIN_REQ not before the annotated END_REQ
       if (a == begin_request_answer::illegal) illegal();
-      if (a == begin_request_answer::responded) responded(gp, sc_core::sc_time_stamp() + delay);
+      if (a == begin_request_answer::responded) responded(gp, flynn::sim_now() + delay);
     }
   }
 

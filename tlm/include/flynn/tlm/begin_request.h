@@ -11,6 +11,8 @@
 #include <systemc>
 #include <tlm>
 
+#include "flynn/tlm/sim_now.h"
+
 namespace flynn {
 
 // Sends the END_RESP an initiator owes for a response that came on the return path of
@@ -28,7 +30,7 @@ class end_resp_sender {
   // END_RESP for gp through `fw` at now + delay (the payload is held until then).
   void owe(tlm::tlm_fw_transport_if<>* fw, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
     if (gp.has_mm()) gp.acquire();
-    due_.push({sc_core::sc_time_stamp() + delay, seq_++, &gp, fw});
+    due_.push({flynn::sim_now() + delay, seq_++, &gp, fw});
     due_ev_.notify(delay);
   }
 
@@ -41,7 +43,7 @@ class end_resp_sender {
     bool operator>(const owed& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
   };
   void send_due() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = flynn::sim_now();
     while (!due_.empty() && due_.top().at <= now) {
       const owed o = due_.top();
       due_.pop();

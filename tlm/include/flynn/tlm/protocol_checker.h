@@ -20,6 +20,7 @@
 #include <tlm>
 
 #include "flynn/tlm/protocol_terms.h"
+#include "flynn/tlm/sim_now.h"
 
 namespace flynn {
 
@@ -112,8 +113,8 @@ class protocol_checker : public sc_core::sc_module, private protocol_terms {
 
   void flag(const std::string& rule, const std::string& what) {
     std::ostringstream o;
-    o << "@" << sc_core::sc_time_stamp() << " " << name() << " [" << rule << "] " << what;
-    violations_.push_back({rule, o.str(), sc_core::sc_time_stamp()});
+    o << "@" << flynn::sim_now() << " " << name() << " [" << rule << "] " << what;
+    violations_.push_back({rule, o.str(), flynn::sim_now()});
     if (strict)
       SC_REPORT_ERROR(msg_type, o.str().c_str());
     else if (warnings)
@@ -191,9 +192,9 @@ class protocol_checker : public sc_core::sc_module, private protocol_terms {
                "the transaction object is still in flight on nb_transport");
     attributes a;
     capture(gp, a);
-    const sc_core::sc_time in = delay, entered = sc_core::sc_time_stamp();
+    const sc_core::sc_time in = delay, entered = flynn::sim_now();
     initiator->b_transport(gp, delay);
-    const sc_core::sc_time waited = sc_core::sc_time_stamp() - entered;
+    const sc_core::sc_time waited = flynn::sim_now() - entered;
     compare(gp, a, "b.attribute_modified", ctx);
     if (gp.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
       flag_txn("b.response_incomplete", gp, ctx,
@@ -416,7 +417,7 @@ class protocol_checker : public sc_core::sc_module, private protocol_terms {
     const std::uint64_t addr = gp.get_address();
     unsigned char* data = gp.get_data_ptr();
     const unsigned len = gp.get_data_length();
-    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    const sc_core::sc_time t0 = flynn::sim_now();
     const unsigned n = initiator->transport_dbg(gp);
     if (gp.get_command() != cmd || gp.get_address() != addr || gp.get_data_ptr() != data ||
         gp.get_data_length() != len)
@@ -428,7 +429,7 @@ class protocol_checker : public sc_core::sc_module, private protocol_terms {
       flag_txn("dbg.count", gp, ctx,
                "returned " + std::to_string(n) + " bytes, more than the data length " +
                    std::to_string(len));
-    if (sc_core::sc_time_stamp() != t0)
+    if (flynn::sim_now() != t0)
       flag_txn("dbg.time", gp, ctx, "simulation time advanced during debug transport");
     if (check_debug_side_effects && cmd == tlm::TLM_READ_COMMAND && data && n > 0 &&
         n <= len) {

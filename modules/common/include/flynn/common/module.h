@@ -18,6 +18,7 @@
 #include "flynn/common/trace.h"
 #include "flynn/tlm/lanes_extension.h"
 #include "flynn/tlm/payload.h"
+#include "flynn/tlm/sim_now.h"
 
 namespace flynn {
 
@@ -70,7 +71,7 @@ class module : public sc_core::sc_module {
   sc_core::sc_time to_time(std::uint64_t n) const { return to_time(n, clock_); }
   // The delay annotation that places a call at cycle n: zero when cycle n has come.
   sc_core::sc_time delay_until(std::uint64_t n) const {
-    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    const sc_core::sc_time when = to_time(n), now = flynn::sim_now();
     return when > now ? when - now : sc_core::SC_ZERO_TIME;
   }
   // The simulated time at which the run will be stopped (sc_max_time(): none): a platform
@@ -86,7 +87,7 @@ class module : public sc_core::sc_module {
   bool alone_until(std::uint64_t n) const {
     const sc_core::sc_time at = to_time(n);
     if (at >= run_limit_) return false;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = flynn::sim_now();
     return sc_core::sc_time_to_pending_activity() > (at > now ? at - now : sc_core::SC_ZERO_TIME);
   }
   // An initiator whose threads keep a local time of their own ahead of simulated time (a
@@ -97,7 +98,7 @@ class module : public sc_core::sc_module {
   virtual bool keeps_local_time() const { return false; }
   // Waits (from a thread) until cycle n when it is still ahead; never goes back.
   void wait_until(std::uint64_t n) {
-    const sc_core::sc_time when = to_time(n), now = sc_core::sc_time_stamp();
+    const sc_core::sc_time when = to_time(n), now = flynn::sim_now();
     if (when > now) wait(when - now);
   }
   // The same for a clock of period `period` (a linked module's, the platform's).
@@ -186,7 +187,7 @@ class module : public sc_core::sc_module {
   // deadlock report instead of a silent stop.
   template <class Socket>
   void tracked_b_transport(Socket& socket, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    tracked_b_transport(socket, gp, delay, sc_core::sc_time_stamp());
+    tracked_b_transport(socket, gp, delay, flynn::sim_now());
   }
   // The same from a caller that has the current time `now` at hand.
   template <class Socket>
@@ -215,7 +216,7 @@ class module : public sc_core::sc_module {
     tracked_b_transport(socket, gp, delay);
     transport_result r;
     r.status = gp.get_response_status();
-    r.done = to_cycles_ceil(sc_core::sc_time_stamp() + delay);
+    r.done = to_cycles_ceil(flynn::sim_now() + delay);
     if (debugging(debug_tlm)) debug_transport_done(socket.basename(), gp, at, r);
     ((void)gp.clear_extension(extensions), ...);
     give_back_payload(std::move(held));

@@ -174,7 +174,7 @@ class gmma_unit : public lt_initiator, public gmma_if {
   stat_formula tc_idle_after_last_{
       stats_, "tc_idle_after_last",
       [this] {
-        const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+        const std::uint64_t now = to_cycles(flynn::sim_now());
         std::uint64_t s = 0;
         for (std::uint64_t e : tc_end_) s += now > e ? now - e : 0;
         return double(s);

@@ -110,7 +110,7 @@ class timing_stage : public module {
   static void blocks_of(const tlm::tlm_generic_payload& gp, std::uint64_t block, std::vector<std::uint64_t>& out);
   // Whether a payload is a write for timing (a write command, or an own write-back).
   static bool is_write(const tlm::tlm_generic_payload& gp);
-  std::uint64_t now_cycle() const { return to_cycles_ceil(sc_core::sc_time_stamp()); }
+  std::uint64_t now_cycle() const { return to_cycles_ceil(flynn::sim_now()); }
   trace_signal in_flight_sig_;
 
  private:

@@ -96,7 +96,7 @@ class tensor_core : public module {
   statistic busy_{stats_, "busy_cycles", "cycles", "cycles the datapath computed"};
   stat_formula utilisation_{stats_, "utilisation",
                             [this] {
-                              const std::uint64_t now = to_cycles(sc_core::sc_time_stamp());
+                              const std::uint64_t now = to_cycles(flynn::sim_now());
                               return now ? double(busy_.value()) / double(now) : 0.0;
                             },
                             "", "busy cycles / cycles of the run"};
