@@ -262,7 +262,11 @@ void banked_memory::arbitrate() {
     const auto order = [](const at_request& a, const at_request& b) {
       return std::tie(a.arrival, a.port, a.seq) < std::tie(b.arrival, b.port, b.seq);
     };
-    if (!std::is_sorted(batch_.begin(), batch_.end(), order)) std::sort(batch_.begin(), batch_.end(), order);
+    // (Batches are a few requests, nearly always in order already.)
+    const auto sort_from = [&](std::vector<at_request>::iterator from) {
+      if (!std::is_sorted(from, batch_.end(), order)) std::sort(from, batch_.end(), order);
+    };
+    sort_from(batch_.begin());
     for (std::size_t i = 0; i < batch_.size(); ++i) {
       const std::size_t before = at_pending_.size();
       const bool end_req_now = grant_at(batch_[i], now);
@@ -272,8 +276,7 @@ void banked_memory::arbitrate() {
           if (r.arrival <= now) batch_.push_back(r);
           else at_pending_[kept++] = r;
         at_pending_.resize(kept);
-        const auto rest = batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1;
-        if (!std::is_sorted(rest, batch_.end(), order)) std::sort(rest, batch_.end(), order);
+        sort_from(batch_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       } else if (end_req_now && i + 1 < batch_.size()) {
         // The initiator may answer this cycle's END_REQ with its next request from its own
         // process: let this delta cycle finish before granting the rest of the batch.
