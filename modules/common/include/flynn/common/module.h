@@ -112,7 +112,7 @@ class module : public sc_core::sc_module {
   static sc_core::sc_time to_time(std::uint64_t n, const sc_core::sc_time& period) {
     sc_core::sc_time::value_type v = 0;
     if (__builtin_mul_overflow(n, period.value(), &v)) return sc_core::sc_max_time();
-    return sc_core::sc_time::from_value(v);
+    return flynn::periods(n, period);
   }
 
   // Connects the module's trace signals to a sink (call before simulation starts).
