@@ -10,8 +10,8 @@ namespace flynn {
 
 inline const sc_core::sc_time& sim_now() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
 
-// `count` periods of `period` (count x period must fit in a time value): the same value as
-// sc_core::sc_time::from_value(count * period.value()), made inline. sc_time is a
+// `count` periods of `period` (the largest time when that does not fit in a time value): the
+// same value as sc_core::sc_time::from_value(count * period.value()), made inline. sc_time is a
 // standard-layout class whose one member is its value, so the object and that member are
 // pointer-interconvertible and the value is written through the object's address.
 // (from_value also fixes the kernel's time resolution when the value is not zero; it has
@@ -20,8 +20,10 @@ inline sc_core::sc_time periods(sc_core::sc_time::value_type count, const sc_cor
   static_assert(std::is_standard_layout<sc_core::sc_time>::value &&
                     sizeof(sc_core::sc_time) == sizeof(sc_core::sc_time::value_type),
                 "sc_time holds its value alone");
+  sc_core::sc_time::value_type v = 0;
+  if (__builtin_mul_overflow(count, period.value(), &v)) return sc_core::sc_max_time();
   sc_core::sc_time t;
-  *reinterpret_cast<sc_core::sc_time::value_type*>(&t) = count * period.value();
+  *reinterpret_cast<sc_core::sc_time::value_type*>(&t) = v;
   return t;
 }
 

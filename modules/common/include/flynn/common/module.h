@@ -110,8 +110,6 @@ class module : public sc_core::sc_module {
     return t.value() / c + (t.value() % c != 0);
   }
   static sc_core::sc_time to_time(std::uint64_t n, const sc_core::sc_time& period) {
-    sc_core::sc_time::value_type v = 0;
-    if (__builtin_mul_overflow(n, period.value(), &v)) return sc_core::sc_max_time();
     return flynn::periods(n, period);
   }
 
