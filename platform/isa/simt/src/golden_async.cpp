@@ -7,9 +7,10 @@
 
 #include "flynn/common/format.h"
 #include "flynn/common/wide_vectors.h"
-#include "flynn/gmma/wgmma.h"
 #include "flynn/platform/simt_interp.h"
+#include "flynn/tensor/numeric.h"
 #include "flynn/tma/swizzle.h"
+#include "golden_layout.h"
 
 namespace flynn::simt {
 
@@ -137,6 +138,10 @@ std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::in
   std::uint64_t rows = 1;
   for (unsigned k = 1; k < d.rank; ++k) rows *= d.box[k];
   const std::uint64_t row_bytes = std::uint64_t(d.box[0]) * d.elem_bytes;
+  const unsigned swizzle_bytes = d.swizzle == swizzle_mode::b128  ? 128
+                                 : d.swizzle == swizzle_mode::b64 ? 64
+                                 : d.swizzle == swizzle_mode::b32 ? 32
+                                                                  : 0;
   for (std::uint64_t row = 0; row < rows; ++row) {
     std::uint64_t rem = row, gaddr = d.global_base;
     bool inside = true;
@@ -151,7 +156,7 @@ std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::in
         gaddr + (std::uint64_t(x0) + d.box[0]) * d.elem_bytes <= global.size()) {
       // The whole row in bounds: sixteen bytes at a time (a swizzle moves 16-byte granules whole).
       for (std::uint64_t c = 0; c < row_bytes; c += 16) {
-        unsigned char* sh = &shared[dst + swizzle_offset(row * row_bytes + c, d.swizzle)];
+        unsigned char* sh = &shared[dst + golden_layout::swizzle(row * row_bytes + c, swizzle_bytes)];
         unsigned char* g = &global[gaddr + std::uint64_t(x0) * d.elem_bytes + c];
         if (store) std::memcpy(g, sh, 16);
         else std::memcpy(sh, g, 16);
@@ -166,7 +171,7 @@ std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::in
         const std::uint64_t g = gaddr + static_cast<std::uint64_t>(x) * d.elem_bytes + byte;
         if (in_bounds && g >= global.size())
           return std::string(store ? "tma.store" : "tma.load") + ": global address " + hex(g) + " out of range";
-        unsigned char& sh = shared[dst + swizzle_offset(off, d.swizzle)];
+        unsigned char& sh = shared[dst + golden_layout::swizzle(off, swizzle_bytes)];
         if (store) {
           if (in_bounds) global[g] = sh;
         } else {
@@ -181,9 +186,8 @@ std::string golden_tma_copy(const tensor_descriptor& d, const std::array<std::in
 std::string golden_wgmma(unsigned n, element_type ty, element_type bty, bool a_regs, bool accumulate,
                          const std::vector<unsigned char>& shared, std::vector<wgmma_part>& parts) {
   std::string fault;
-  auto desc = [&](std::uint64_t bits, const char* which, matrix_descriptor& d) {
-    std::string e = matrix_descriptor::decode(bits, d);
-    if (e.empty()) e = d.validate();
+  auto desc = [&](std::uint64_t bits, const char* which, golden_layout::operand_desc& d) {
+    const std::string e = golden_layout::decode(bits, d);
     if (!e.empty() && fault.empty()) fault = std::string(which) + " descriptor " + hex(bits) + ": " + e;
     return e.empty();
   };
@@ -203,30 +207,30 @@ std::string golden_wgmma(unsigned n, element_type ty, element_type bty, bool a_r
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned i = 0; i < 4; ++i) {
           unsigned row = 0, col = 0;
-          wgmma_a_position(l, i, row, col);
+          golden_layout::a_fragment(l, i, row, col);
           const std::uint32_t v = parts[32 * w + l].a_frag[i];
           af[(16 * w + row) * kk + col] = to_f32(ty, static_cast<std::uint16_t>(v & 0xffff));
           af[(16 * w + row) * kk + col + 1] = to_f32(ty, static_cast<std::uint16_t>(v >> 16));
         }
     } else {
-      matrix_descriptor ad;
+      golden_layout::operand_desc ad;
       if (!desc(parts[32 * w].a_desc, "A", ad)) return fault;
       for (unsigned row = 0; row < 16; ++row)
         for (unsigned k = 0; k < kk; ++k)
-          af[(16 * w + row) * kk + k] = element(ty, ea, wgmma_operand_address(ad, 16 * w + row, k * ea));
+          af[(16 * w + row) * kk + k] = element(ty, ea, golden_layout::operand_address(ad, 16 * w + row, k * ea));
     }
     if (accumulate)
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned i = 0; i < n / 2; ++i) {
           unsigned row = 0, col = 0;
-          wgmma_d_position(l, i, row, col);
+          golden_layout::accumulator(l, i, row, col);
           std::memcpy(&d[std::size_t(16 * w + row) * n + col], &parts[32 * w + l].d[i], 4);
         }
   }
-  matrix_descriptor bd;
+  golden_layout::operand_desc bd;
   if (!desc(parts[0].b_desc, "B", bd)) return fault;
   for (unsigned j = 0; j < n; ++j)
-    for (unsigned k = 0; k < kk; ++k) bf[std::size_t(k) * n + j] = element(bty, eb, wgmma_operand_address(bd, j, k * eb));
+    for (unsigned k = 0; k < kk; ++k) bf[std::size_t(k) * n + j] = element(bty, eb, golden_layout::operand_address(bd, j, k * eb));
   if (!fault.empty()) return fault;
   if (kk == 8) wgmma_products<8>(af.data(), bf.data(), d.data(), n);
   else if (kk == 32) wgmma_products<32>(af.data(), bf.data(), d.data(), n);
@@ -236,7 +240,7 @@ std::string golden_wgmma(unsigned n, element_type ty, element_type bty, bool a_r
       parts[32 * w + l].d.resize(n / 2);
       for (unsigned i = 0; i < n / 2; ++i) {
         unsigned row = 0, col = 0;
-        wgmma_d_position(l, i, row, col);
+        golden_layout::accumulator(l, i, row, col);
         std::memcpy(&parts[32 * w + l].d[i], &d[std::size_t(16 * w + row) * n + col], 4);
       }
     }
