@@ -282,6 +282,16 @@ expect_rc 1
 stderr_has "workload.expect[0]: element 0 (byte address 8192) is 1077936128 (0x40400000), expected 3 (0x3)"
 pass "a failed integer expectation prints both values with their bits in hex (exit 1)"
 
+GEMM="$SRC/scenarios/gmma/h100_sm_gemm.json"
+flynn run "$GEMM" --outdir gemm_reference --quiet
+expect_rc 0
+grep -q 'C equals the host GEMM (512x512x512)' gemm_reference/stats.json || fail "gemm_reference/stats.json: no host GEMM check"
+flynn run "$GEMM" --outdir gemm_reference_wrong --set workload.reference.gemm.b_transposed=false --quiet
+expect_rc 1
+stderr_has "the host GEMM reference: C[0][0] is 6.424004, the host GEMM gives 6.002201"
+[[ "$(json_eval gemm_reference_wrong/stats.json 'j["result"]')" == mismatch ]] || fail "gemm_reference_wrong/stats.json: result is not mismatch"
+pass "a SIMT GEMM is checked against a host GEMM of its input images as well as the golden interpreter; a wrong reference is a mismatch (exit 1)"
+
 # --------------------------------------------------------------------------- LT vs AT
 
 flynn run "$SHOWCASE" --outdir at --set modules.gen.at=true --quiet

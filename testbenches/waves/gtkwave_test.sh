@@ -21,9 +21,10 @@ RUN_TIMEOUT=${FLYNN_RUN_TIMEOUT:-300}          # seconds per scenario run
 GTKWAVE_JOBS=${FLYNN_GTKWAVE_JOBS:-3}          # GTKWave runs at a time
 
 # Scenarios run with extra options to keep the test short. The GEMM shrinks to 64 x 256 x 64
-# (still several wgmmas, so the GMMA view is written).
+# (still several wgmmas, so the GMMA view is written), its host reference with it (A and B
+# keep their 512-element rows, C takes 256-element ones).
 declare -A EXTRA=(
-  ["gmma/h100_sm_gemm"]='--set workload.params=[64,256,64,1048576,4]'
+  ["gmma/h100_sm_gemm"]='--set workload.params=[64,256,64,1048576,4] --set workload.reference.gemm.m=64 --set workload.reference.gemm.n=256 --set workload.reference.gemm.k=64 --set workload.reference.gemm.lda=512 --set workload.reference.gemm.ldb=512'
 )
 # Scenarios that cannot run on their own, with the reason (none at present).
 declare -A SKIP=()

@@ -148,14 +148,13 @@ void ptx_workload::check(run_result& r) const {
       r);
   if (!ok || !gemm_.on) return;
   const std::string who = core_.name();
-  const std::string why = check_gemm();
+  const std::string why = check_gemm_reference(gemm_, *mem_, image_);
   if (!why.empty()) {
     r.state = run_result::status::mismatch;
     r.message = who + ": the host GEMM reference: " + why;
     return;
   }
-  r.checks.push_back(who + ": C equals the host GEMM (" + std::to_string(gemm_.m) + "x" + std::to_string(gemm_.n) + "x" +
-                     std::to_string(gemm_.k) + ") within " + std::to_string(gemm_.tolerance));
+  r.checks.push_back(who + ": " + gemm_reference_summary(gemm_));
 }
 
 std::unique_ptr<workload> load_ptx_workload(module& core, const instance_lookup& modules, const scenario_doc& sd,

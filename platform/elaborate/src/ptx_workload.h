@@ -16,6 +16,7 @@
 #include "flynn/platform/ptx_lower.h"
 #include "flynn/platform/workload.h"
 #include "flynn/simt/simt_program.h"
+#include "gemm_reference.h"
 
 namespace flynn {
 
@@ -34,7 +35,6 @@ class ptx_workload final : public workload {
   void set_params(const nlohmann::json& spec);
   tensor_descriptor tensor_map(const nlohmann::json& v, const std::string& path) const;
   void parse_reference(const nlohmann::json& spec);
-  std::string check_gemm() const;
 
   const scenario_doc& sd_;
   ptx::module module_;
@@ -61,14 +61,7 @@ class ptx_workload final : public workload {
     for (const auto& b : buffers_) v.push_back(b.name);
     return v;
   }
-  struct gemm_reference {
-    bool on = false;
-    std::uint64_t a = 0, b = 0, c = 0;
-    unsigned m = 0, n = 0, k = 0;
-    double tolerance = 1e-5;
-    bool bf16 = false;          // A and B bf16 (else binary32)
-    bool b_transposed = false;  // B given as N x K (K-major), else K x N
-  } gemm_;
+  gemm_reference gemm_;
 };
 
 }  // namespace flynn

@@ -11,6 +11,7 @@
 #include "flynn/platform/simt_interp.h"
 #include "flynn/platform/workload.h"
 #include "flynn/simt/simt_program.h"
+#include "gemm_reference.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -86,15 +87,17 @@ class simt_workload final : public workload {
   backdoor_memory* mem_ = nullptr;
   std::vector<unsigned char> image_;
   std::vector<std::pair<std::string, memory_image>> expect_;
+  gemm_reference gemm_;
+  void parse_reference(const json& ref);
 };
 
 simt_workload::simt_workload(module& core, const instance_lookup& modules, const scenario_doc& sd, const json& spec)
     : sd_(sd), core_(core) {
   static const std::vector<std::string> keys = {"kernel", "core", "memory", "grid", "block",
-                                                "shared_bytes", "params", "init", "expect", "tensor_maps"};
+                                                "shared_bytes", "params", "init", "expect", "tensor_maps", "reference"};
   reject_unknown_keys(spec, keys, "workload.",
                       "a SIMT workload key (kernel, core, memory, grid, block, shared_bytes, params, init, expect, "
-                      "tensor_maps)",
+                      "tensor_maps, reference)",
                       sd_);
   for (const char* k : {"kernel", "memory"})
     if (!spec.contains(k) || !spec[k].is_string())
@@ -149,13 +152,39 @@ simt_workload::simt_workload(module& core, const instance_lookup& modules, const
       spec, *mem_, 4, sd_, [](const std::string&, std::uint64_t&) { return false; }, {});
   image_ = std::move(images.start);
   expect_ = std::move(images.expect);
+  if (spec.contains("reference")) parse_reference(spec["reference"]);
+}
+
+// The host GEMM reference, its operands given by byte address in the workload's memory.
+void simt_workload::parse_reference(const json& ref) {
+  const json& g = ref.is_object() && ref.contains("gemm") ? ref["gemm"] : json();
+  const auto operand = [&](const std::string& key, std::uint64_t bytes) -> std::uint64_t {
+    const std::string p = "workload.reference.gemm." + key;
+    if (!g.contains(key) || !g[key].is_number_unsigned())
+      fail(p, "a byte address in " + mem_->backdoor_name(), g.contains(key) ? json_kind(g[key]) : "nothing (missing)");
+    const std::uint64_t a = g[key].get<std::uint64_t>();
+    if (a > mem_->backdoor_bytes() || bytes > mem_->backdoor_bytes() - a)
+      fail(p, "an operand of " + std::to_string(bytes) + " bytes inside the " + std::to_string(mem_->backdoor_bytes()) +
+                  " bytes of " + mem_->backdoor_name(),
+           "address " + std::to_string(a));
+    return a;
+  };
+  gemm_ = parse_gemm_reference(ref, operand, [this](const std::string& p, const std::string& e, const std::string& f) { fail(p, e, f); });
 }
 
 void simt_workload::check(run_result& r) const {
-  check_simt_run(
+  const bool ok = check_simt_run(
       core_, *mem_, image_, expect_, "the golden interpreter",
       [this](std::vector<unsigned char>& g, const simt::interp_config& c) { return simt::interpret(kernel_, launch_, g, c); },
       r);
+  if (!ok || !gemm_.on) return;
+  const std::string why = check_gemm_reference(gemm_, *mem_, image_);
+  if (!why.empty()) {
+    r.state = run_result::status::mismatch;
+    r.message = std::string(core_.name()) + ": the host GEMM reference: " + why;
+    return;
+  }
+  r.checks.push_back(std::string(core_.name()) + ": " + gemm_reference_summary(gemm_));
 }
 
 }  // namespace
