@@ -569,6 +569,8 @@ pass "scripts/plot turns the sweep table into a PNG chart"
 flynn run "$SRC/scenarios/simt/vecadd_warps.json" --outdir prog_quiet
 expect_rc 0
 [[ ! -s "$WORK/.stderr" ]] || fail "$LAST: wrote to stderr although it is not a terminal"
+# (script, from util-linux's bsdutils, gives the run a terminal; Debian always has it.)
+command -v script >/dev/null || fail "the progress check needs the script command (bsdutils), which is missing"
 if command -v script >/dev/null; then
   FLYNN_PROGRESS_AFTER=0 script -qec "$FLYNN run $SRC/scenarios/simt/vecadd_warps.json --outdir prog_tty" /dev/null \
     > tty.out 2>&1 || fail "the run on a terminal failed"
@@ -584,6 +586,7 @@ stdout_has "flynn/log: top.gmma: wgmma m64n64k16 of warpgroup 0: warps arrived"
 stdout_has "flynn/log: top.tma: load of 1024 bytes"
 grep -q "flynn/log: top.sm" "$WORK/.stdout" && fail "$LAST: top.sm logged although only top.gmma and top.tma were raised"
 flynn run "$CAL" --log-level debug --outdir cal_log2
+expect_rc 0
 stdout_has "flynn/log: top.sm: block 0 launched"
 flynn run "$CAL" --log-level top.gmmx=high --outdir cal_log3
 expect_rc 2
@@ -601,6 +604,7 @@ expect_rc 0
 [[ -f daxpy_both/trace.json && -f daxpy_both/waves.vcd ]] || fail "$LAST: expected trace.json and waves.vcd"
 python3 "$SRC/testbenches/cli/perfetto_check.py" daxpy_both/trace.json port0 || fail "daxpy_both/trace.json is not a valid timeline"
 flynn run "$CAL" --trace perfetto --outdir cal_timeline2
+expect_rc 0
 cmp -s cal_timeline/trace.json cal_timeline2/trace.json || fail "two runs gave different timelines"
 flynn run "$CAL" --trace json --outdir cal_bad_trace
 expect_rc 2

@@ -10,13 +10,13 @@ SRC="$(cd "$2" && pwd)"
 CUDA="$SRC/workloads/cuda"
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 if ! [ -x "$nvcc" ]; then
-  echo "skipped: nvcc not found (set NVCC)"
+  echo "skipped (ptx_regenerated): nvcc not found (set NVCC), so the checked-in PTX is not compared with what nvcc makes of the sources"
   exit 77
 fi
 want=$(grep -m1 -o "Cuda compilation tools, release [^ ]*, V[0-9.]*" "$CUDA/ptx/vecadd.ptx")
 have=$("$nvcc" --version | grep -m1 -o "Cuda compilation tools, release [^ ]*, V[0-9.]*")
 if [ "$want" != "$have" ]; then
-  echo "skipped: the checked-in PTX was made by \"$want\", this nvcc is \"$have\""
+  echo "skipped (ptx_regenerated): the checked-in PTX was made by \"$want\", this nvcc is \"$have\""
   exit 77
 fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-ptx.XXXXXX")"

@@ -69,7 +69,9 @@ TEST_CASE("shared-memory wavefronts follow the bound memory's width") {
   e16.smem.bind(m16.port(0));
   e8.smem.bind(m8.port(0));
   sc_core::sc_start();
+  CHECK(e32.matches_reference());
   CHECK(e16.matches_reference());
+  CHECK(e8.matches_reference());
   const auto s32 = stats_to_json(e32.stats()), s16 = stats_to_json(e16.stats()), s8 = stats_to_json(e8.stats());
   CHECK(s32["smem_requests"] == 32);
   CHECK(s16["smem_requests"] == 32);
