@@ -2,6 +2,7 @@
 #   . "$(dirname "$0")/sensitivity_lib.sh"
 #   sensitivity_setup NAME "$@"   # FLYNN, SRC, a temporary WORK; fail=0, n=0
 #   run TAG SCENARIO ARGS...; check "what" "python expression"; ...
+#   check_moves "what" "python expression over a and b" A B  # and fails with b = a
 #   sensitivity_end                # prints the summary, exits with $fail
 
 # sensitivity_setup NAME FLYNN_BINARY SOURCE_DIR
@@ -50,6 +51,24 @@ check() {
     echo "ok   $1"
   else
     echo "FAIL $1: $2"
+    fail=1
+  fi
+}
+# check_moves DESCRIPTION EXPRESSION A B: a figure A before and B after a parameter moved;
+# EXPRESSION (over the Python names a and b) must hold for them and must not hold for b = a,
+# so that a model ignoring the parameter (the same figure twice) fails the check.
+check_moves() {
+  n=$((n + 1))
+  local holds=1 control=1
+  python3 -c "import sys; a, b = $3, $4; sys.exit(0 if ($2) else 1)" || holds=0
+  python3 -c "import sys; a, b = $3, $3; sys.exit(0 if ($2) else 1)" || control=0
+  if [ $holds -eq 1 ] && [ $control -eq 0 ]; then
+    echo "ok   $1"
+  elif [ $holds -eq 0 ]; then
+    echo "FAIL $1: $2 with a = $3, b = $4"
+    fail=1
+  else
+    echo "FAIL $1: $2 also holds with the parameter ignored (a = b = $3): the check cannot fail"
     fail=1
   fi
 }
