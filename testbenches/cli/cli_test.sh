@@ -354,14 +354,21 @@ flynn run "$CAL" --out cal_ok
 expect_rc 0
 stdout_has "calibration: top.sm.shared_load_latency = 29, published 29 (+0.0%, tolerance 10.0%)"
 stdout_has "calibration: top.sm.tma_round_trip = 362.328, published 367"
-pass "the H100 SM preset reproduces its published latencies and prints model vs published"
+stdout_has "published 29 (+0.0%, tolerance 10.0%), a consistency check;"
+stdout_has "published 367 (-1.3%, tolerance 10.0%), fitted;"
+pass "the H100 SM preset reproduces its published latencies and prints model vs published, and whether each was fitted"
 
-flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latency","published":50,"tolerance":0.1}]' --out cal_off
+flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latency","published":29}]' --out cal_nokind
+expect_rc 2
+stderr_has 'calibration[0].kind: expected "fitted", "consistency" or "predicted"'
+pass "a calibration target must say whether its figure was fitted, restates a parameter, or is a prediction (exit 2)"
+
+flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latency","published":50,"tolerance":0.1,"kind":"predicted"}]' --out cal_off
 expect_rc 1
-stderr_has "top.sm.shared_load_latency = 29, published 50 (-42.0%, tolerance 10.0%): outside the tolerance"
+stderr_has "top.sm.shared_load_latency = 29, published 50 (-42.0%, tolerance 10.0%), a prediction: outside the tolerance"
 pass "a model figure outside a published figure's tolerance fails the run (exit 1)"
 
-flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latncy","published":50}]' --out cal_bad
+flynn run "$CAL" --set 'calibration=[{"stat":"top.sm.shared_load_latncy","published":50,"kind":"predicted"}]' --out cal_bad
 expect_rc 2
 stderr_has "calibration[0].stat: expected a statistic of the platform (module.stat, e.g. top.sm.ipc); did you mean 'top.sm.shared_load_latency'?"
 [[ ! -e cal_bad ]] || fail "$LAST: left an output folder"

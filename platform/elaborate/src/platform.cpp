@@ -463,7 +463,8 @@ void platform::check_calibration(run_result& r) const {
     std::ostringstream line;
     line << "calibration: " << c.stat << " = " << model << ", published " << c.published << " ("
          << std::showpos << std::fixed << std::setprecision(1) << 100.0 * dev << std::noshowpos << "%, tolerance "
-         << 100.0 * c.tolerance << "%)" << (c.source.empty() ? "" : "; " + c.source);
+         << 100.0 * c.tolerance << "%), " << (c.kind == "predicted" ? "a prediction" : c.kind == "fitted" ? "fitted" : "a consistency check")
+         << (c.source.empty() ? "" : "; " + c.source);
     if (std::fabs(dev) > c.tolerance) {
       r.state = run_result::status::mismatch;
       r.message = line.str() + ": outside the tolerance";

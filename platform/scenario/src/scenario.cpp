@@ -420,14 +420,16 @@ scenario parse_scenario(const scenario_doc& sd) {
   }
   if (d.contains("calibration")) {
     const json& c = d["calibration"];
-    if (!c.is_array()) fail("calibration", "an array of {\"stat\", \"published\", \"tolerance\", \"source\"}", json_kind(c));
+    if (!c.is_array())
+      fail("calibration", "an array of {\"stat\", \"published\", \"tolerance\", \"source\", \"kind\"}", json_kind(c));
     for (std::size_t i = 0; i < c.size(); ++i) {
       const std::string path = index_path("calibration", i);
       const json& e = c[i];
-      if (!e.is_object()) fail(path, "an object {\"stat\", \"published\", \"tolerance\", \"source\"}", json_kind(e));
+      if (!e.is_object()) fail(path, "an object {\"stat\", \"published\", \"tolerance\", \"source\", \"kind\"}", json_kind(e));
       for (auto it = e.begin(); it != e.end(); ++it)
-        if (it.key() != "stat" && it.key() != "published" && it.key() != "tolerance" && it.key() != "source")
-          fail(path + "." + it.key(), "stat, published, tolerance or source", "unknown key " + excerpt(it.key()));
+        if (it.key() != "stat" && it.key() != "published" && it.key() != "tolerance" && it.key() != "source" &&
+            it.key() != "kind")
+          fail(path + "." + it.key(), "stat, published, tolerance, source or kind", "unknown key " + excerpt(it.key()));
       calibration_target t;
       t.path = path;
       if (!e.contains("stat") || !e["stat"].is_string())
@@ -445,6 +447,14 @@ scenario parse_scenario(const scenario_doc& sd) {
         if (!e["source"].is_string()) fail(path + ".source", "a string", json_kind(e["source"]));
         t.source = e["source"].get<std::string>();
       }
+      // What agreement with the figure shows: docs/calibration.md.
+      if (!e.contains("kind") || !e["kind"].is_string() ||
+          (e["kind"] != "fitted" && e["kind"] != "consistency" && e["kind"] != "predicted"))
+        fail(path + ".kind",
+             "\"fitted\", \"consistency\" or \"predicted\" (a parameter was fitted to the figure, the figure restates "
+             "a parameter set from it, or neither)",
+             e.contains("kind") ? json_kind(e["kind"]) : "nothing (missing)");
+      t.kind = e["kind"].get<std::string>();
       s.calibration.push_back(std::move(t));
     }
   }

@@ -78,8 +78,10 @@ struct binding_spec {
 
 // A published figure the model should reproduce: after the run the statistic `stat`
 // ("top.sm.shared_load_latency") is compared with `published` within `tolerance` (relative).
+// `kind` says what agreement shows: "fitted" (a parameter was chosen to give the figure),
+// "consistency" (the figure restates a parameter set from it) or "predicted" (neither).
 struct calibration_target {
-  std::string stat, source, path;
+  std::string stat, source, path, kind;
   double published = 0, tolerance = 0.1;
 };
 
