@@ -6,7 +6,10 @@ set -uo pipefail
 FLYNN="$1"
 SRC="$(cd "$2" && pwd)"
 HERE="$SRC/testbenches/faults"
-LIMIT_S="${FLYNN_FAULT_LIMIT_S:-120}"
+# A case's time limit guards against a hang only: 250 times a reference run here (at least
+# 120 s; the slowest case takes about 3 reference runs), or FLYNN_FAULT_LIMIT_S.
+. "$SRC/testbenches/machine_scale.sh"
+LIMIT_S="${FLYNN_FAULT_LIMIT_S:-$(scaled_limit "$FLYNN" "$SRC" 120 250)}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flynn-faults.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
@@ -59,6 +62,9 @@ while IFS='|' read -r name args fragments; do
   timeout "$LIMIT_S" "$FLYNN" run "${argv[@]}" --quiet --outdir "$out" >"$WORK/stdout" 2>"$WORK/stderr"
   rc=$?
   n=$((n + 1))
+  if [[ $rc -eq 124 ]]; then
+    echo "FAIL $name: still running after $LIMIT_S s (250 reference runs)"; fail=1; continue
+  fi
   if [[ $rc -ne 1 ]]; then
     echo "FAIL $name: exit status $rc, expected 1 ($(head -c 400 "$WORK/stderr"))"; fail=1; continue
   fi

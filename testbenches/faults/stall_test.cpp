@@ -10,7 +10,6 @@
 // nothing itself in the report, like a third-party model that knows nothing of Flynn.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <string>
 
 #include <tlm>
@@ -97,7 +96,6 @@ flynn::scenario_doc with_bridge(const std::string& scenario, const std::string& 
 
 struct outcome {
   flynn::run_result r;
-  double seconds;
 };
 
 outcome run(const flynn::scenario_doc& sd) {
@@ -105,12 +103,11 @@ outcome run(const flynn::scenario_doc& sd) {
   flynn::register_builtin_modules(reg);
   reg.add<stall_bridge>("stall_bridge", "test: forwards, then stalls");
   flynn::platform p(sd, reg);
-  const auto t0 = std::chrono::steady_clock::now();
-  outcome o{p.run(0), 0.0};
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // No cycle limit: a deadlock (not a cycle-limit failure) means the run ended because the
+  // events ran out; a run that never ends is ctest's timeout.
+  outcome o{p.run(0)};
   INFO(o.r.message);
   CHECK(o.r.state == flynn::run_result::status::deadlock);
-  CHECK(o.seconds < 60.0);  // ends when the events run out, not at a limit
   return o;
 }
 

@@ -77,11 +77,19 @@ CONF
 export SLURM_CONF="$CONF"
 slurmctld -f "$CONF" || fail "slurmctld did not start"
 slurmd -f "$CONF" || fail "slurmd did not start"
-for _ in $(seq 1 60); do
-  sinfo -h -o %t 2>/dev/null | grep -q idle && break
+# The waits below end on progress (the node up, the job's tasks finishing) or on a daemon
+# that died; their limits only guard against a hang and scale with the machine: 300
+# reference runs (at least 180 s) without progress.
+. "$SRC/testbenches/machine_scale.sh"
+LIMIT_S=$(scaled_limit "$FLYNN" "$SRC" 180 300)
+daemons_up() { pgrep -f "slurmctld -f $CONF" >/dev/null && pgrep -f "slurmd -f $CONF" >/dev/null; }
+t0=$SECONDS
+until sinfo -h -o %t 2>/dev/null | grep -q idle; do
+  daemons_up || fail "a Slurm daemon exited before the node came up"
+  sinfo -h -o %t 2>/dev/null | grep -qE 'down|drain|fail' && fail "the node came up $(sinfo -h -o %t)"
+  (( SECONDS - t0 < LIMIT_S )) || fail "the node did not come up idle in $LIMIT_S s: $(sinfo 2>&1)"
   sleep 1
 done
-sinfo -h -o %t | grep -q idle || fail "the node did not come up idle: $(sinfo 2>&1)"
 echo "ok - a one-node Slurm cluster is up ($(sinfo -h -o '%P %t %c'))"
 
 cd "$WORK" || exit 1
@@ -93,11 +101,16 @@ JOB="$(cat sw/slurm/job_id)"
 # The job name of job.sh's quoted #SBATCH line, as sbatch read it (quotes removed); asked
 # at once, while the controller surely holds the job's record.
 JOB_NAME="$(scontrol show job "$JOB" 2>&1 | grep -o 'JobName=[^ ]*' | head -1)"
-for _ in $(seq 1 180); do
-  [[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] && break
+# Progress: the job's tasks and their states in the queue, and the points finished.
+progress() { squeue -h -r -j "$JOB" -o '%i %t' 2>/dev/null; ls sw/points/*/stats.json 2>/dev/null | wc -l; }
+last="$(progress)" t0=$SECONDS
+while [[ -n "$(squeue -h -j "$JOB" 2>/dev/null)" ]]; do
+  daemons_up || fail "a Slurm daemon exited while job $JOB was queued or running"
+  now="$(progress)"
+  [[ "$now" != "$last" ]] && { last="$now"; t0=$SECONDS; }
+  (( SECONDS - t0 < LIMIT_S )) || fail "job $JOB made no progress in $LIMIT_S s: $(squeue -h -r -j "$JOB" 2>&1)"
   sleep 1
 done
-[[ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]] || fail "job $JOB still queued or running after 180 s"
 echo "ok - job array $JOB ran"
 [[ "$JOB_NAME" == "JobName=flynn-vector_banks" ]] || fail "the job is not named flynn-vector_banks: '$JOB_NAME'"
 [[ -z "$(ls sw/slurm/task-*.out 2>/dev/null | head -1)" || -f sw/slurm/task-0.out ]] || fail "the tasks' output is not in sw/slurm"
