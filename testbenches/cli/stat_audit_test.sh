@@ -164,7 +164,7 @@ check "gmma_unit start barrier: $(gmma start_barrier_cycles) cycles over the 16 
 check "calibration core: idle $(stat cal top.sm.idle_cycles_barrier) cycles on the bar.sync, $(stat cal top.sm.idle_cycles_wgmma) in wgmma.wait_group (none in tma_copy)" \
   "$(stat cal top.sm.idle_cycles_barrier) > 0 and $(stat cal top.sm.idle_cycles_wgmma) > 0"
 
-# Coverage: every statistic of every module type is named by a test.
+# Coverage: every statistic of every module type is named by a test (outside its comments).
 "$FLYNN" list --json >"$WORK/list.json"
 python3 - "$WORK/list.json" "$SRC/testbenches" >"$WORK/coverage.txt" <<'PY'
 import json, os, re, sys
@@ -175,7 +175,10 @@ for root, _, files in os.walk(sys.argv[2]):
         continue
     for f in files:
         if f.endswith((".sh", ".txt", ".cpp", ".py")):
-            text += open(os.path.join(root, f), errors="ignore").read()
+            t = open(os.path.join(root, f), errors="ignore").read()
+            # A name in a comment tests nothing: comments are left out.
+            t = re.sub(r"//[^\n]*", "", t) if f.endswith(".cpp") else re.sub(r"(?m)^\s*#[^\n]*", "", t)
+            text += t
 missing = [t["type"] + "." + s["name"] for t in types for s in t["statistics"]
            if not re.search(r"\b" + re.escape(s["name"]) + r"\b", text)]
 print(len(missing), " ".join(missing))
