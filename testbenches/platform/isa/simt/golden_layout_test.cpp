@@ -1,7 +1,8 @@
 // The golden interpreters' own wgmma and TMA layouts (golden_layout.h): hand-checked values
 // from the PTX ISA's descriptor format and layout figures, closed-form warpgroup MMAs for
-// each swizzle mode with A from shared memory and from registers, and agreement with the
-// timed units' layout code, written separately (a mistake in either one fails here).
+// each swizzle mode with A from shared memory and from registers, closed-form fp8 and tf32
+// MMAs, and agreement with the timed units' layout code, written separately (a mistake in
+// either one fails here).
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -193,6 +194,77 @@ TEST_CASE("closed-form wgmma: each swizzle mode, N, and A from shared memory and
           std::memcpy(&got, &parts[t].d[i], 4);
           INFO("thread " << t << " register " << i);
           REQUIRE(got == expect[m][j]);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// The encoding of a small integer v (|v| <= 3) in an fp8 format with `mbits` mantissa bits
+// and exponent bias `bias` (e4m3: 3, 7; e5m2: 2, 15), from the OCP FP8 definition: sign,
+// biased exponent, mantissa; 0 is all zeros.
+std::uint8_t fp8_of(int v, unsigned mbits, unsigned bias) {
+  if (v == 0) return 0;
+  const unsigned mag = unsigned(v < 0 ? -v : v);
+  const unsigned e = mag >= 2 ? 1 : 0;                           // 1 = 1.0 x 2^0; 2, 3 = 1.0, 1.5 x 2^1
+  const unsigned frac = (mag << mbits >> e) - (1u << mbits);      // 3: 1.5 -> half of the mantissa range
+  return static_cast<std::uint8_t>((v < 0 ? 0x80 : 0) | (e + bias) << mbits | frac);
+}
+
+}  // namespace
+
+TEST_CASE("closed-form wgmma: fp8 (e4m3 x e5m2, K 32) and tf32 (K 8) operands") {
+  using flynn::element_type;
+  CHECK(fp8_of(1, 3, 7) == 0x38);  // (the OCP FP8 tables: e4m3 1.0, 3.0, -2.0; e5m2 1.0, 3.0)
+  CHECK(fp8_of(3, 3, 7) == 0x44);
+  CHECK(fp8_of(-2, 3, 7) == 0xc0);
+  CHECK(fp8_of(1, 2, 15) == 0x3c);
+  CHECK(fp8_of(3, 2, 15) == 0x42);
+  const auto a_val = [](unsigned m, unsigned kk) { return int((m + 2 * kk) % 7) - 3; };
+  const auto b_val = [](unsigned kk, unsigned j) { return int((3 * j + kk) % 5) - 2; };
+  struct type_case {
+    element_type a, b;
+    unsigned k;
+  };
+  constexpr unsigned n = 64;
+  for (const type_case tc : {type_case{element_type::e4m3, element_type::e5m2, 32}, type_case{element_type::tf32, element_type::tf32, 8}}) {
+    for (const unsigned span : {0u, 128u}) {
+      INFO(flynn::element_name(tc.a) << " x " << flynn::element_name(tc.b) << ", swizzle " << span);
+      const unsigned bytes = 32 / tc.k;
+      const std::uint64_t lbo = span ? 16 : 128, sbo = span ? 1024 : 256, mode = span ? 1 : 0;
+      std::vector<unsigned char> shared(65536, 0);
+      const std::uint64_t a_base = 0x1000, b_base = 0x4000;
+      const auto put = [&](element_type t, std::uint64_t addr, int v) {
+        if (t == element_type::tf32) {  // a binary32 container; small integers are exact in tf32's 10 mantissa bits
+          const float f = float(v);
+          std::memcpy(&shared[addr], &f, 4);
+        } else {
+          shared[addr] = t == element_type::e4m3 ? fp8_of(v, 3, 7) : fp8_of(v, 2, 15);
+        }
+      };
+      for (unsigned m = 0; m < 64; ++m)
+        for (unsigned kk = 0; kk < tc.k; ++kk) put(tc.a, place(span, a_base, lbo, sbo, m, bytes * kk), a_val(m, kk));
+      for (unsigned j = 0; j < n; ++j)
+        for (unsigned kk = 0; kk < tc.k; ++kk) put(tc.b, place(span, b_base, lbo, sbo, j, bytes * kk), b_val(kk, j));
+      std::vector<flynn::simt::wgmma_part> parts(128);
+      for (auto& p : parts) {
+        p.a_desc = encode(a_base, lbo, sbo, mode);
+        p.b_desc = encode(b_base, lbo, sbo, mode);
+      }
+      REQUIRE(flynn::simt::golden_wgmma(n, tc.a, tc.b, false, false, shared, parts).empty());
+      for (unsigned t = 0; t < 128; ++t) {
+        const unsigned w = t / 32, l = t % 32;
+        REQUIRE(parts[t].d.size() == n / 2);
+        for (unsigned i = 0; i < n / 2; ++i) {
+          const unsigned m = 16 * w + l / 4 + 8 * ((i % 4) / 2), j = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+          int expect = 0;  // D = A x B, exact in binary32 for these integers
+          for (unsigned kk = 0; kk < tc.k; ++kk) expect += a_val(m, kk) * b_val(kk, j);
+          float got = 0;
+          std::memcpy(&got, &parts[t].d[i], 4);
+          INFO("thread " << t << " register " << i);
+          REQUIRE(got == float(expect));
         }
       }
     }
