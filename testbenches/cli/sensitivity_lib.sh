@@ -30,18 +30,25 @@ run() {
     fail=1
   fi
 }
-# stat TAG PATH: a value of stats.json ("cycles" or "top.gmma.mma_interval").
+# stat TAG PATH: a value of stats.json ("cycles" or "top.gmma.mma_interval"), as Python
+# prints it (a list as a Python list); MISSING when there is none, which fails a check. The
+# run's statistics are flattened once into TAG.values (PATH, a tab, the value) and read from
+# there, again whenever stats.json is newer.
 stat() {
-  python3 - "$WORK/$1/stats.json" "$2" <<'EOF'
+  local json="$WORK/$1/stats.json" flat="$WORK/$1.values"
+  if [[ ! -f "$flat" || "$json" -nt "$flat" ]]; then
+    python3 - "$json" >"$flat" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
-p = sys.argv[2]
-if p in s:
-    print(s[p])
-else:
-    inst, key = p.rsplit(".", 1)
-    print(s["modules"][inst][key])
+for k, v in s.items():
+    if k != "modules":
+        print(k, v, sep="\t")
+for inst, stats in s.get("modules", {}).items():
+    for k, v in stats.items():
+        print(inst + "." + k, v, sep="\t")
 EOF
+  fi
+  awk -F '\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { if (!found) print "MISSING" }' "$flat"
 }
 # check DESCRIPTION PYTHON-EXPRESSION: the expression (over the numbers substituted in it)
 # must hold.
