@@ -7,14 +7,13 @@
 # reference_seconds FLYNN SRC: the wall seconds of the soak kernel at 100 000 iterations
 # (about 46 M cycles of one warp's loads, stores and ALU work, no traces).
 reference_seconds() {
-  local out
+  local out t0 t1
   out="$(mktemp -d "${TMPDIR:-/tmp}/flynn-scale.XXXXXX")"
-  local t0 t1
   t0=$(date +%s%N)
   "$1" run "$2/scenarios/simt/soak.json" --set workload.params.0=100000 --outdir "$out/r" --quiet >/dev/null 2>&1
   t1=$(date +%s%N)
   rm -rf "$out"
-  echo "$(( (t1 - t0) / 1000000 ))" | awk '{printf "%.3f\n", $1 / 1000}'
+  awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
 }
 
 # scaled_limit FLYNN SRC FLOOR FACTOR: whole seconds, at least FLOOR.

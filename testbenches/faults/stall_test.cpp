@@ -94,71 +94,67 @@ flynn::scenario_doc with_bridge(const std::string& scenario, const std::string& 
   return sd;
 }
 
-struct outcome {
-  flynn::run_result r;
-};
-
-outcome run(const flynn::scenario_doc& sd) {
+flynn::run_result run(const flynn::scenario_doc& sd) {
   flynn::module_registry reg;
   flynn::register_builtin_modules(reg);
   reg.add<stall_bridge>("stall_bridge", "test: forwards, then stalls");
   flynn::platform p(sd, reg);
   // No cycle limit: a deadlock (not a cycle-limit failure) means the run ended because the
   // events ran out; a run that never ends is ctest's timeout.
-  outcome o{p.run(0)};
-  INFO(o.r.message);
-  CHECK(o.r.state == flynn::run_result::status::deadlock);
-  return o;
+  flynn::run_result r = p.run(0);
+  INFO(r.message);
+  CHECK(r.state == flynn::run_result::status::deadlock);
+  return r;
 }
 
 }  // namespace
 
 TEST_CASE("a target that never returns from b_transport: the traffic generator's request is named") {
-  const auto o = run(with_bridge("memory/showcase.json", "gen.out", 5));
-  CHECK_THAT(o.r.message, Contains("no further events at cycle") && Contains("(deadlock)") &&
+  const auto r = run(with_bridge("memory/showcase.json", "gen.out", 5));
+  CHECK_THAT(r.message, Contains("no further events at cycle") && Contains("(deadlock)") &&
                               Contains("top.gen: 5 requests completed") &&
                               Contains("b_transport through top.gen.out never returned: ") &&
                               Contains("bytes) issued at cycle"));
-  CHECK_THAT(o.r.message, !Contains("top.hold"));  // the stalling model says nothing itself
+  CHECK_THAT(r.message, !Contains("top.hold"));  // the stalling model says nothing itself
 }
 
 TEST_CASE("a target that never sends END_REQ: the AT traffic generator names the request") {
-  const auto o = run(with_bridge("memory/showcase.json", "gen.out", 5, "hold", {"modules.gen.at=true"}));
-  CHECK_THAT(o.r.message, Contains("top.gen: 5 requests completed, 1 awaiting a response") &&
+  const auto r = run(with_bridge("memory/showcase.json", "gen.out", 5, "hold", {"modules.gen.at=true"}));
+  CHECK_THAT(r.message, Contains("top.gen: 5 requests completed, 1 awaiting a response") &&
                               Contains("END_REQ never came for request 5 (") && Contains("issued at cycle"));
 }
 
 TEST_CASE("an initiator that never sends END_RESP: the memory names the response it waits on") {
-  const auto o = run(with_bridge("memory/showcase.json", "gen.out", 3, "no_end_resp", {"modules.gen.at=true"}));
-  CHECK_THAT(o.r.message, Contains("top.mem: port0: END_RESP never came for the BEGIN_RESP (at cycle ") &&
+  const auto r = run(with_bridge("memory/showcase.json", "gen.out", 3, "no_end_resp", {"modules.gen.at=true"}));
+  CHECK_THAT(r.message, Contains("top.mem: port0: END_RESP never came for the BEGIN_RESP (at cycle ") &&
                               Contains("bytes)") && Contains("top.gen: 4 requests completed"));
 }
 
 TEST_CASE("a global memory that stops answering: the SIMT core names the warp, PC and load") {
-  const auto o = run(with_bridge("simt/vecadd_warps.json", "sm.global", 3));
-  CHECK_THAT(o.r.message, Contains("top.sm: 0 of ") && Contains(" at PC ") && Contains("ld.global") &&
+  const auto r = run(with_bridge("simt/vecadd_warps.json", "sm.global", 3));
+  CHECK_THAT(r.message, Contains("top.sm: 0 of ") && Contains(" at PC ") && Contains("ld.global") &&
                               Contains("has not completed: READ 0x") &&
                               Contains("through top.sm.global: END_REQ never came"));
 }
 
 TEST_CASE("a memory port of the vector unit that stops answering: the scalar unit's PC and the port are named") {
-  const auto o = run(with_bridge("vector/daxpy.json", "vpu.port0", 2));
-  CHECK_THAT(o.r.message, Contains("top.cpu: program not finished at PC ") && Contains("top.vpu: line ") &&
+  const auto r = run(with_bridge("vector/daxpy.json", "vpu.port0", 2));
+  CHECK_THAT(r.message, Contains("top.cpu: program not finished at PC ") && Contains("top.vpu: line ") &&
                               Contains("(vld ") && Contains("has not completed: element group 2..2, READ 0x28") &&
                               Contains("through top.vpu.port0: END_REQ never came"));
 }
 
 TEST_CASE("a TMA copy whose global reads never return: the loader names the read, the core the warp waiting on it") {
-  const auto o = run(with_bridge("gmma/calibration_h100_sm.json", "tma.global", 4));
-  CHECK_THAT(o.r.message, Contains("top.tma: load #1: global READ 0x") &&
+  const auto r = run(with_bridge("gmma/calibration_h100_sm.json", "tma.global", 4));
+  CHECK_THAT(r.message, Contains("top.tma: load #1: global READ 0x") &&
                               Contains("through top.tma.global: END_REQ never came") &&
                               Contains("rows of load #1 still to land") && Contains("block 0 warp 0 at PC ") &&
                               Contains("mbarrier.wait"));
 }
 
 TEST_CASE("a tensor core that never completes its handshake: the GMMA unit and the wgmma are named") {
-  const auto o = run(with_bridge("gmma/calibration_h100_sm.json", "gmma.tc0", 1));
-  CHECK_THAT(o.r.message, Contains("b_transport through top.gmma.tc0 never returned: an extension-only request") &&
+  const auto r = run(with_bridge("gmma/calibration_h100_sm.json", "gmma.tc0", 1));
+  CHECK_THAT(r.message, Contains("b_transport through top.gmma.tc0 never returned: an extension-only request") &&
                               Contains("wgmma started, the first of block 0 warp 0") && Contains("wgmma.m64n64k16") &&
                               Contains("top.sm: 0 of 1 blocks finished") && Contains("wgmma.wait_group 0"));
 }

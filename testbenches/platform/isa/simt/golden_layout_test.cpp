@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "flynn/gmma/matrix_descriptor.h"
@@ -39,6 +40,24 @@ std::uint64_t place(unsigned span, std::uint64_t base, std::uint64_t lbo, std::u
   if (span == 0) return base + (r / 8) * sbo + (kb / 16) * lbo + in * 16 + kb % 16;
   const unsigned phase = span == 128 ? in : span == 64 ? in / 2 : in / 4;
   return base + (r / 8) * sbo + in * span + ((kb / 16) ^ phase) * 16 + kb % 16;
+}
+
+// Every accumulator register of a warpgroup's D fragments (PTX ISA: thread t of warp w = t / 32,
+// lane l, register i holds row 16w + l/4 + 8 ((i % 4) / 2), column 8 (i / 4) + 2 (l % 4) + i % 2)
+// equals expect(row, column).
+void require_d(const std::vector<flynn::simt::wgmma_part>& parts, unsigned n,
+               const std::function<float(unsigned, unsigned)>& expect) {
+  for (unsigned t = 0; t < 128; ++t) {
+    const unsigned w = t / 32, l = t % 32;
+    REQUIRE(parts[t].d.size() == n / 2);
+    for (unsigned i = 0; i < n / 2; ++i) {
+      const unsigned m = 16 * w + l / 4 + 8 * ((i % 4) / 2), j = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+      float got = 0;
+      std::memcpy(&got, &parts[t].d[i], 4);
+      INFO("thread " << t << " register " << i);
+      REQUIRE(got == expect(m, j));
+    }
+  }
 }
 
 }  // namespace
@@ -185,17 +204,7 @@ TEST_CASE("closed-form wgmma: each swizzle mode, N, and A from shared memory and
         }
       }
       REQUIRE(flynn::simt::golden_wgmma(n, element_type::bf16, element_type::bf16, a_regs, false, shared, parts).empty());
-      for (unsigned t = 0; t < 128; ++t) {
-        const unsigned w = t / 32, l = t % 32;
-        REQUIRE(parts[t].d.size() == n / 2);
-        for (unsigned i = 0; i < n / 2; ++i) {  // row l/4 + 8 ((i % 4) / 2), column 8 (i / 4) + 2 (l % 4) + i % 2
-          const unsigned m = 16 * w + l / 4 + 8 * ((i % 4) / 2), j = 8 * (i / 4) + 2 * (l % 4) + i % 2;
-          float got = 0;
-          std::memcpy(&got, &parts[t].d[i], 4);
-          INFO("thread " << t << " register " << i);
-          REQUIRE(got == expect[m][j]);
-        }
-      }
+      require_d(parts, n, [&](unsigned m, unsigned j) { return expect[m][j]; });
     }
   }
 }
@@ -254,19 +263,11 @@ TEST_CASE("closed-form wgmma: fp8 (e4m3 x e5m2, K 32) and tf32 (K 8) operands") 
         p.b_desc = encode(b_base, lbo, sbo, mode);
       }
       REQUIRE(flynn::simt::golden_wgmma(n, tc.a, tc.b, false, false, shared, parts).empty());
-      for (unsigned t = 0; t < 128; ++t) {
-        const unsigned w = t / 32, l = t % 32;
-        REQUIRE(parts[t].d.size() == n / 2);
-        for (unsigned i = 0; i < n / 2; ++i) {
-          const unsigned m = 16 * w + l / 4 + 8 * ((i % 4) / 2), j = 8 * (i / 4) + 2 * (l % 4) + i % 2;
-          int expect = 0;  // D = A x B, exact in binary32 for these integers
-          for (unsigned kk = 0; kk < tc.k; ++kk) expect += a_val(m, kk) * b_val(kk, j);
-          float got = 0;
-          std::memcpy(&got, &parts[t].d[i], 4);
-          INFO("thread " << t << " register " << i);
-          REQUIRE(got == float(expect));
-        }
-      }
+      require_d(parts, n, [&](unsigned m, unsigned j) {
+        int d = 0;  // D = A x B, exact in binary32 for these integers
+        for (unsigned kk = 0; kk < tc.k; ++kk) d += a_val(m, kk) * b_val(kk, j);
+        return float(d);
+      });
     }
   }
 }
